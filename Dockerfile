@@ -1,0 +1,20 @@
+# One image for every service; the command picks which one runs (see docker-compose.yml).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY packages/shared/package.json packages/shared/
+COPY services/gateway/package.json services/gateway/
+COPY services/agent-worker/package.json services/agent-worker/
+COPY services/tool-worker/package.json services/tool-worker/
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app /app
+USER node
+EXPOSE 3000
+# Migrates once, then runs one service; `npm start` in a container runs all three.
+CMD ["node", "services/gateway/dist/main.js"]

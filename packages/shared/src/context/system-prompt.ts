@@ -1,0 +1,71 @@
+import type { SessionKind } from '../session-keys';
+import { stripUuids } from '../text';
+import type { Profile } from './profile-defaults';
+
+export const SECTION_CAP = 20_000;
+export const PROMPT_CAP = 60_000;
+
+export interface AssistantIdentity {
+  name: string;
+  emoji?: string | null;
+  creature?: string | null;
+  tone?: string | null;
+  vibe?: string | null;
+}
+
+export interface RelevantDocument {
+  ref: string;
+  title: string;
+  snippet: string;
+}
+
+export interface PromptInput {
+  assistant: AssistantIdentity;
+  profile: Profile;
+  sessionKind: SessionKind;
+  /** The registry's one-line-per-tool summary. */
+  toolSummary: string;
+  /** Gotchas for the tools in play, one line each. */
+  pitfalls: string[];
+  /** Null when retrieval is off for the user. */
+  relevantDocuments: RelevantDocument[] | null;
+}
+
+export function truncate(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  return `${text.slice(0, cap)}\n\n[truncated: ${text.length - cap} more characters not shown]`;
+}
+
+function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity): string {
+  const parts = [`You are ${name}${emoji ? ` ${emoji}` : ''}, a personal AI assistant${creature ? ` (${creature})` : ''}.`];
+  if (tone) parts.push(`Your tone: ${tone}.`);
+  if (vibe) parts.push(`Your vibe: ${vibe}.`);
+  return parts.join(' ');
+}
+
+/**
+ * CONTRACT §8 and ADR-017's injection rules: USER only in direct conversations (the main
+ * session is the user's own direct line), MEMORY only in the main session, neither in groups.
+ */
+export function buildSystemPrompt(input: PromptInput): string {
+  const { profile, sessionKind } = input;
+  const sections: [heading: string, body: string][] = [
+    ['Personality', profile.soul],
+    ['Identity', profile.identity],
+    ['Instructions', profile.agents],
+    ['Tools', [profile.tools, input.toolSummary].filter(Boolean).join('\n\n')],
+  ];
+  if (sessionKind !== 'group') sections.push(['User Profile', profile.user]);
+  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory]);
+  if (input.pitfalls.length > 0) sections.push(['Known pitfalls', input.pitfalls.map((p) => `- ${p}`).join('\n')]);
+  if (input.relevantDocuments && input.relevantDocuments.length > 0) {
+    sections.push([
+      'Relevant documents',
+      input.relevantDocuments.map((d) => `- "${d.title}" [ID: ${d.ref}]: ${d.snippet}`).join('\n'),
+    ]);
+  }
+  const body = sections
+    .filter(([, text]) => text.trim() !== '')
+    .map(([heading, text]) => `## ${heading}\n${truncate(text.trim(), SECTION_CAP)}`);
+  return stripUuids(truncate([identityLine(input.assistant), ...body].join('\n\n'), PROMPT_CAP));
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+/** "true"/"1"/"yes" and "false"/"0"/"no" only: `Boolean("false")` must never become true. */
+export const envBoolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(z.url());
+const optionalUrl = () => optionalString.pipe(z.url().optional());
+
+const int = (fallback: number, min: number, max: number) =>
+  optionalString
+    .transform((v) => v ?? String(fallback))
+    .pipe(z.coerce.number<string>().int().min(min).max(max));
+
+/** CONTRACT §2: every variable the processes read, with its default. */
+export const configSchema = z
+  .object({
+    NODE_ENV: optionalString,
+    PORT: int(3000, 0, 65535),
+    HEALTH_PORT: int(0, 0, 65535),
+    DATABASE_URL: url('postgres://postgres@127.0.0.1:5432/assistant'),
+    REDIS_URL: url('redis://127.0.0.1:6379'),
+    QUEUE_PREFIX: optionalString
+      .transform((v) => v ?? 'assistant')
+      .pipe(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "-" and "." only')),
+    ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    LLM_PROVIDER: optionalString.pipe(z.enum(['openai', 'offline']).optional()),
+    OPENAI_API_KEY: optionalString,
+    OPENAI_BASE_URL: optionalUrl(),
+    OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
+    MODEL_TIMEOUT_MS: int(120_000, 1_000, 600_000),
+    TOOL_TIMEOUT_MS: int(10_000, 100, 600_000),
+    APPROVAL_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
+    SESSION_IDLE_SECONDS: int(3_600, 1, 30 * 86_400),
+    EVENT_RETENTION_SECONDS: int(86_400, 60, 30 * 86_400),
+    WORKER_CONCURRENCY: int(16, 1, 1_000),
+    /** How long a worker's lock on a job lasts without renewal: a killed worker's job is picked up after about this long. */
+    JOB_LOCK_MS: int(30_000, 1_000, 600_000),
+    HISTORY_TOKEN_BUDGET: int(12_000, 500, 1_000_000),
+    SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
+    /** SSE comment lines keep proxies from closing idle streams (CONTRACT §4: at least every 15 s). */
+    SSE_HEARTBEAT_MS: int(15_000, 100, 15_000),
+    LOG_LEVEL: optionalString
+      .transform((v) => v ?? 'info')
+      .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+    TELEGRAM_BOT_TOKEN: optionalString,
+    TELEGRAM_WEBHOOK_SECRET: optionalString,
+    TELEGRAM_API_BASE_URL: url('https://api.telegram.org'),
+    TELEGRAM_BOT_USERNAME: optionalString,
+    WHATSAPP_ACCESS_TOKEN: optionalString,
+    WHATSAPP_APP_SECRET: optionalString,
+    WHATSAPP_VERIFY_TOKEN: optionalString,
+    WHATSAPP_PHONE_NUMBER_ID: optionalString,
+    WHATSAPP_API_BASE_URL: url('https://graph.facebook.com/v21.0'),
+  })
+  .transform((env) => ({
+    ...env,
+    LLM_PROVIDER: env.LLM_PROVIDER ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? 'openai' : 'offline'),
+  }));
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
+/** Parses the environment; throws a ConfigError with one line per problem. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+  );
+}
+
+/** For a process entry point: invalid configuration prints one line per problem and exits 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { Redis } from 'ioredis';
+
+const taskStatus = z.enum(['in_progress', 'completed', 'failed', 'skipped']);
+const args = z.record(z.string(), z.unknown());
+
+/** CONTRACT §4: the fields of each event type (besides type, turn_id and seq). */
+export const eventSchemas = {
+  turn_started: z.object({ session_key: z.string() }),
+  task_list: z.object({
+    tasks: z.array(
+      z.object({ id: z.string(), description: z.string(), tool_name: z.string(), status: z.literal('pending') }),
+    ),
+  }),
+  task_update: z.object({
+    task_id: z.string(),
+    status: taskStatus,
+    error: z.string().optional(),
+    duration_ms: z.number().int().optional(),
+  }),
+  tool_approval_request: z.object({
+    approval_id: z.string(),
+    task_id: z.string(),
+    tool_name: z.string(),
+    arguments: args,
+  }),
+  tool_approved: z.object({ approval_id: z.string(), task_id: z.string() }),
+  tool_rejected: z.object({ approval_id: z.string(), task_id: z.string() }),
+  tool_start: z.object({ task_id: z.string(), tool_name: z.string(), arguments: args }),
+  tool_retry: z.object({
+    task_id: z.string(),
+    tool_name: z.string(),
+    attempt: z.number().int(),
+    max_attempts: z.number().int(),
+    reason: z.string(),
+  }),
+  tool_timeout: z.object({ task_id: z.string(), tool_name: z.string(), timeout_seconds: z.number() }),
+  tool_complete: z.object({ task_id: z.string(), tool_name: z.string(), result: z.string() }),
+  tool_failed: z.object({ task_id: z.string(), tool_name: z.string(), error: z.string() }),
+  ask_user_continue: z.object({ question: z.string(), remaining_tasks: z.array(z.string()) }),
+  token: z.object({ delta: z.string() }),
+  message: z.object({ role: z.literal('assistant'), content: z.string() }),
+  iteration_limit: z.object({ max_iterations: z.number().int() }),
+  error: z.object({ code: z.string(), message: z.string() }),
+  done: z.object({
+    status: z.enum(['completed', 'limit_reached', 'failed', 'cancelled']),
+  }),
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+export type EventFields<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+export type TurnEventInput = { [T in EventType]: { type: T } & EventFields<T> }[EventType];
+/** An event as a client receives it. */
+export type TurnEvent = TurnEventInput & { turn_id: string; seq: number };
+
+export function eventKeys(prefix: string, turnId: string) {
+  return {
+    stream: `${prefix}:turn:${turnId}:events`,
+    meta: `${prefix}:turn:${turnId}:meta`,
+    channel: `${prefix}:turn:${turnId}`,
+  };
+}
+
+/**
+ * Appends an event to the turn's stream in one atomic step: drops it if the turn already sent
+ * `done` or if its dedupe key was seen (a retried job re-publishing), numbers it with the next
+ * seq, trims and expires the keys, and rings the turn's pub/sub channel as a doorbell.
+ */
+const APPEND_SCRIPT = `
+if redis.call('HEXISTS', KEYS[2], 'done') == 1 then return false end
+if ARGV[1] ~= '' and redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[1], 1) == 0 then return false end
+local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[6], '*', 'seq', seq, 'type', ARGV[2], 'data', ARGV[3])
+local ttl = ARGV[4]
+if ARGV[2] == 'done' then
+  redis.call('HSET', KEYS[2], 'done', 1)
+  ttl = ARGV[5]
+end
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('PUBLISH', ARGV[7], id)
+return id
+`;
+
+/** Longest a running turn's events are kept before its end (a turn may wait days for approval). */
+const LIVE_TTL_SECONDS = 14 * 86_400;
+const MAX_STREAM_LENGTH = 100_000;
+
+export class EventWriter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** Returns the stream entry id, or null when the event was a duplicate or came after `done`. */
+  async emit(turnId: string, event: TurnEventInput, dedupeKey = ''): Promise<string | null> {
+    const { type, ...fields } = event;
+    const keys = eventKeys(this.prefix, turnId);
+    const id = (await this.redis.eval(
+      APPEND_SCRIPT,
+      2,
+      keys.stream,
+      keys.meta,
+      dedupeKey,
+      type,
+      JSON.stringify(fields),
+      LIVE_TTL_SECONDS,
+      this.retentionSeconds,
+      MAX_STREAM_LENGTH,
+      keys.channel,
+    )) as string | null;
+    return id;
+  }
+}
+
+/** A stream entry as read back by XRANGE: [id, [field, value, …]]. */
+export type StreamEntry = [id: string, fields: string[]];
+
+/** Builds the SSE `data:` JSON of a stream entry: type, turn_id and seq first, then the fields. */
+export function entryToEvent(turnId: string, entry: StreamEntry): { id: string; type: string; json: string } {
+  const [id, fields] = entry;
+  const values = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i] as string, fields[i + 1] as string);
+  const get = (name: string) => values.get(name) ?? '';
+  const type = get('type');
+  const data = get('data');
+  const body = data.length > 2 ? `,${data.slice(1)}` : '}';
+  return { id, type, json: `{"type":${JSON.stringify(type)},"turn_id":"${turnId}","seq":${get('seq')}${body}` };
+}

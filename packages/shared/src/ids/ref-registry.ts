@@ -1,0 +1,175 @@
+import type { Queryable } from '../db';
+import { nameKey, UUID_PATTERN } from '../text';
+import { ToolInputError, type Candidate } from '../tools/tool-result';
+import { ENTITY_TABLES, isEntity, type Entity } from './entities';
+
+const REF_PATTERN = /^([a-z]+)_(\d+)$/;
+const MAX_CANDIDATES = 10;
+
+export interface ResolvedEntity {
+  id: string;
+  ref: string;
+  label: string;
+}
+
+/**
+ * The one boundary between UUIDs and the model (seed 002, with refs stable for the session):
+ * the model only ever sees `<entity>_<n>`, and every `*_id` argument comes back through here.
+ *
+ * Refs are written outside the tool's transaction on purpose: a ref for a row that a rolled-back
+ * attempt would have created stays valid for the retry, which reuses the same reserved id.
+ */
+export class RefRegistry {
+  constructor(
+    private readonly db: Queryable,
+    readonly sessionId: string,
+    readonly userId: string,
+  ) {}
+
+  async refFor(entity: Entity, id: string): Promise<string> {
+    const refs = await this.refsFor(entity, [id]);
+    return refs.get(id) as string;
+  }
+
+  /** Refs for many ids at once, numbering the new ones from the session's atomic counter. */
+  async refsFor(entity: Entity, ids: string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    const refs = new Map<string, string>();
+    if (unique.length === 0) return refs;
+    const existing = await this.db.query<{ entity_id: string; n: number }>(
+      'SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])',
+      [this.sessionId, entity, unique],
+    );
+    for (const row of existing.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
+    const missing = unique.filter((id) => !refs.has(id));
+    if (missing.length === 0) return refs;
+
+    const counter = await this.db.query<{ last_n: number }>(
+      `INSERT INTO session_ref_counters (session_id, entity, last_n) VALUES ($1, $2, $3)
+       ON CONFLICT (session_id, entity) DO UPDATE SET last_n = session_ref_counters.last_n + EXCLUDED.last_n
+       RETURNING last_n`,
+      [this.sessionId, entity, missing.length],
+    );
+    const first = (counter.rows[0]?.last_n as number) - missing.length + 1;
+    await this.db.query(
+      `INSERT INTO session_refs (session_id, entity, n, entity_id)
+       SELECT $1, $2, $3 + t.ord - 1, t.id FROM unnest($4::uuid[]) WITH ORDINALITY AS t(id, ord)
+       ON CONFLICT (session_id, entity, entity_id) DO NOTHING`,
+      [this.sessionId, entity, first, missing],
+    );
+    // Another call may have registered some of them concurrently: read back what won.
+    const stored = await this.db.query<{ entity_id: string; n: number }>(
+      'SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])',
+      [this.sessionId, entity, missing],
+    );
+    for (const row of stored.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
+    return refs;
+  }
+
+  /**
+   * Turns what the model passed as `<entity>_id` (a ref, or a name/title) into the user's row.
+   * Unknown or ambiguous values, refs of another kind, and UUIDs become ToolInputErrors that
+   * list candidates with their refs.
+   */
+  async resolve(entity: Entity, value: string, db: Queryable = this.db): Promise<ResolvedEntity> {
+    const { noun } = ENTITY_TABLES[entity];
+    const text = value.trim();
+    if (UUID_PATTERN.test(text)) {
+      throw new ToolInputError(
+        `The ${noun}_id looks like a database UUID; those are not accepted.`,
+        `Use the ${noun}'s ref exactly as shown in earlier results (like ${noun}_1), or its name.`,
+      );
+    }
+    const refMatch = REF_PATTERN.exec(text);
+    if (refMatch && isEntity(refMatch[1] as string)) {
+      return this.resolveRef(entity, refMatch[1] as Entity, Number(refMatch[2]), text, db);
+    }
+    return this.resolveName(entity, text, db);
+  }
+
+  private async resolveRef(entity: Entity, kind: Entity, n: number, ref: string, db: Queryable) {
+    const { noun } = ENTITY_TABLES[entity];
+    if (kind !== entity) {
+      throw new ToolInputError(
+        `${ref} is a ${ENTITY_TABLES[kind].noun}, not a ${noun}.`,
+        `Pass a ${noun} ref (like ${noun}_1) or the ${noun}'s name.`,
+      );
+    }
+    const { table, label } = ENTITY_TABLES[entity];
+    const found = await db.query<{ id: string; label: string }>(
+      `SELECT e.id, e.${label} AS label FROM session_refs r JOIN ${table} e ON e.id = r.entity_id
+       WHERE r.session_id = $1 AND r.entity = $2 AND r.n = $3 AND e.user_id = $4`,
+      [this.sessionId, entity, n, this.userId],
+    );
+    const row = found.rows[0];
+    if (row) return { id: row.id, ref, label: row.label };
+    const candidates = await this.someCandidates(entity, '', db);
+    throw new ToolInputError(
+      `No ${noun} with ref ${ref} exists (it may have been deleted).${listCandidates(candidates)}`,
+      `Use one of the refs listed, or call the list tool to see the current ${noun}s.`,
+      candidates,
+    );
+  }
+
+  private async resolveName(entity: Entity, name: string, db: Queryable) {
+    const { table, label, key, noun } = ENTITY_TABLES[entity];
+    const exact = await db.query<{ id: string; label: string }>(
+      `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 ORDER BY created_at LIMIT ${MAX_CANDIDATES}`,
+      [this.userId, nameKey(name)],
+    );
+    if (exact.rows.length === 1) {
+      const row = exact.rows[0] as { id: string; label: string };
+      return { id: row.id, ref: await this.refFor(entity, row.id), label: row.label };
+    }
+    if (exact.rows.length > 1) {
+      const candidates = await this.toCandidates(entity, exact.rows);
+      throw new ToolInputError(
+        `"${name}" matches ${exact.rows.length} ${noun}s.${listCandidates(candidates)}`,
+        `Pass the ref of the one you mean.`,
+        candidates,
+      );
+    }
+    const candidates = await this.someCandidates(entity, name, db);
+    throw new ToolInputError(
+      `No ${noun} named "${name}" was found.${listCandidates(candidates)}`,
+      candidates.length > 0
+        ? `Use one of the refs listed, or create the ${noun} first.`
+        : `There are no ${noun}s yet; create one first.`,
+      candidates,
+    );
+  }
+
+  /** Names containing the query (or, failing that, the most recent ones), with refs. */
+  private async someCandidates(entity: Entity, name: string, db: Queryable): Promise<Candidate[]> {
+    const { table, label, key } = ENTITY_TABLES[entity];
+    const pattern = `%${nameKey(name).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const similar = await db.query<{ id: string; label: string }>(
+      `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} LIKE $2
+       ORDER BY updated_at DESC LIMIT ${MAX_CANDIDATES}`,
+      [this.userId, pattern],
+    );
+    const rows =
+      similar.rows.length > 0
+        ? similar.rows
+        : (
+            await db.query<{ id: string; label: string }>(
+              `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 ORDER BY updated_at DESC LIMIT ${MAX_CANDIDATES}`,
+              [this.userId],
+            )
+          ).rows;
+    return this.toCandidates(entity, rows);
+  }
+
+  private async toCandidates(entity: Entity, rows: { id: string; label: string }[]): Promise<Candidate[]> {
+    const refs = await this.refsFor(
+      entity,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => ({ ref: refs.get(row.id) as string, name: row.label }));
+  }
+}
+
+function listCandidates(candidates: Candidate[]): string {
+  if (candidates.length === 0) return '';
+  return ` Candidates: ${candidates.map((c) => `"${c.name}" [ID: ${c.ref}]`).join(', ')}.`;
+}

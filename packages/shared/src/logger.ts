@@ -1,0 +1,54 @@
+import pino from 'pino';
+
+export type Logger = pino.Logger;
+
+/**
+ * JSON logs with secrets redacted wherever they appear in a logged object: API keys, tokens,
+ * passwords in connection strings and authorization headers never reach a log line.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    redact: {
+      paths: [
+        'api_key',
+        '*.api_key',
+        'token',
+        '*.token',
+        'password',
+        '*.password',
+        'authorization',
+        '*.authorization',
+        'headers.authorization',
+        'req.headers.authorization',
+        'req.headers["x-telegram-bot-api-secret-token"]',
+        'req.headers["x-hub-signature-256"]',
+        'config.ADMIN_TOKEN',
+        'config.OPENAI_API_KEY',
+        'config.TELEGRAM_BOT_TOKEN',
+        'config.TELEGRAM_WEBHOOK_SECRET',
+        'config.WHATSAPP_ACCESS_TOKEN',
+        'config.WHATSAPP_APP_SECRET',
+        'config.WHATSAPP_VERIFY_TOKEN',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: { err: serializeError },
+  });
+}
+
+/** Errors are logged with their message and class; stack traces stay out of production logs. */
+function serializeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const out: Record<string, unknown> = { type: err.name, message: redactUrl(err.message) };
+  if ('code' in err) out.code = (err as { code: unknown }).code;
+  if (process.env.LOG_STACKS === 'true') out.stack = err.stack;
+  return out;
+}
+
+/** Hides the password part of any URL in a string (connection errors often echo the URL). */
+export function redactUrl(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1[redacted]@');
+}

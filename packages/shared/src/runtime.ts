@@ -1,0 +1,100 @@
+import http from 'node:http';
+import type { Config } from './env';
+import { loadConfigOrExit } from './env';
+import { createDb, pingDb, type Db } from './db';
+import { EventWriter } from './events';
+import { createLogger, type Logger } from './logger';
+import { createQueues, type Queues } from './queues';
+import { createClientRedis, pingRedis, type Redis } from './redis';
+import { OutboxPublisher } from './turns/outbox';
+
+/** What every process shares: configuration, logs, PostgreSQL, Redis, queues, the event writer. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  redis: Redis;
+  queues: Queues;
+  events: EventWriter;
+  outbox: OutboxPublisher;
+  /** Throws naming what failed when PostgreSQL or Redis does not answer within 1 s. */
+  checkReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createRuntime(service: string, config: Config = loadConfigOrExit()): Runtime {
+  const logger = createLogger(service, config.LOG_LEVEL);
+  const db = createDb(config.DATABASE_URL, { application: service, max: 20 });
+  const redis = createClientRedis(config.REDIS_URL);
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
+  const queues = createQueues(redis, config.QUEUE_PREFIX);
+  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS);
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    queues,
+    events,
+    outbox: new OutboxPublisher(db, events, queues),
+    checkReady: async () => {
+      const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);
+      const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(Boolean);
+      if (failed.length > 0) throw new Error(`not ready: ${failed.join(', ')} did not answer`);
+    },
+    close: async () => {
+      await queues.close().catch(() => undefined);
+      await redis.quit().catch(() => undefined);
+      await db.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * One shutdown path: on SIGINT/SIGTERM run `stop` (stop intake, finish or hand back work, close
+ * connections) under a deadline; exit 0 when it finished cleanly, 128 + signal when forced.
+ */
+export function handleShutdown(logger: Logger, deadlineMs: number, stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const code = 128 + (signal === 'SIGINT' ? 2 : 15);
+    const timer = setTimeout(() => {
+      logger.warn({ deadlineMs }, 'shutdown deadline passed, exiting');
+      process.exit(code);
+    }, deadlineMs);
+    timer.unref();
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(code);
+      },
+    );
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}
+
+/** /healthz and /readyz on a small port of a worker's own (HEALTH_PORT; 0 = none). */
+export function startHealthServer(port: number, checkReady: () => Promise<void>): http.Server | undefined {
+  if (port === 0) return undefined;
+  const server = http.createServer((req, res) => {
+    const send = (status: number, body: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (req.url === '/healthz') return send(200, { status: 'ok' });
+    if (req.url === '/readyz') {
+      checkReady().then(
+        () => send(200, { status: 'ready' }),
+        (error: unknown) => send(503, { status: 'not ready', error: error instanceof Error ? error.message : String(error) }),
+      );
+      return undefined;
+    }
+    return send(404, { error: 'not found' });
+  });
+  server.listen(port);
+  return server;
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+export const MAIN_SESSION_KEY = 'agent:main:main';
+export const CHANNELS = ['api', 'web', 'telegram', 'whatsapp'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+const SESSION_KEY_PATTERN = /^agent:main:(?:main|(api|web|telegram|whatsapp):(direct|group):([A-Za-z0-9_.@+-]{1,128}))$/;
+
+/** CONTRACT §6: `agent:main:main`, `agent:main:<channel>:direct:<peer>`, `agent:main:<channel>:group:<id>`. */
+export const sessionKeySchema = z
+  .string()
+  .regex(SESSION_KEY_PATTERN, 'must be agent:main:main or agent:main:<api|web|telegram|whatsapp>:<direct|group>:<id>');
+
+export type SessionKind = 'main' | 'direct' | 'group';
+
+export function sessionKind(key: string): SessionKind {
+  const match = SESSION_KEY_PATTERN.exec(key);
+  if (!match || match[2] === undefined) return 'main';
+  return match[2] as 'direct' | 'group';
+}
+
+export function directSessionKey(channel: Channel, peer: string): string {
+  return `agent:main:${channel}:direct:${peer}`;
+}
+
+export function groupSessionKey(channel: Channel, id: string): string {
+  return `agent:main:${channel}:group:${id}`;
+}

@@ -1,0 +1,32 @@
+import { nameKey, splitText, stripUuids } from './text';
+
+describe('nameKey', () => {
+  it.each([
+    ['Meditação', 'meditacao'],
+    ['  MEDITAÇÃO  guiada ', 'meditacao guiada'],
+    ['Café', 'cafe'],
+  ])('folds %p to %p', (input, expected) => {
+    expect(nameKey(input)).toBe(expected);
+  });
+});
+
+describe('stripUuids', () => {
+  it('replaces every UUID in a text', () => {
+    expect(stripUuids('a 3f2b8c1e-9d4a-4b7e-8f00-1234567890ab b 3F2B8C1E-9D4A-4B7E-8F00-1234567890AB')).toBe(
+      'a [hidden id] b [hidden id]',
+    );
+  });
+});
+
+describe('splitText', () => {
+  it('keeps short text whole', () => {
+    expect(splitText('hello', 10)).toEqual(['hello']);
+  });
+
+  it('splits long text at word breaks under the limit, losing nothing but the break', () => {
+    const text = Array.from({ length: 500 }, (_, i) => `word${i}`).join(' ');
+    const parts = splitText(text, 100);
+    expect(parts.every((part) => part.length <= 100)).toBe(true);
+    expect(parts.join(' ')).toBe(text);
+  });
+});

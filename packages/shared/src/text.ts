@@ -1,0 +1,33 @@
+/** Case- and accent-folded form of a name: "Meditação " and "meditacao" match. */
+export function nameKey(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+export const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const UUID_PATTERN_GLOBAL = new RegExp(UUID_PATTERN.source, 'gi');
+
+export function containsUuid(text: string): boolean {
+  return UUID_PATTERN.test(text);
+}
+
+/** Last line of defence for the model-facing boundary: no UUID ever leaves in a string. */
+export function stripUuids(text: string, replacement = '[hidden id]'): string {
+  return text.replace(UUID_PATTERN_GLOBAL, replacement);
+}
+
+/** Splits text into parts of at most `limit` characters, preferring paragraph, line and word breaks. */
+export function splitText(text: string, limit: number): string[] {
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const window = rest.slice(0, limit);
+    const cut = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf(' ')].find(
+      (i) => i >= limit / 2,
+    );
+    const end = cut === undefined ? limit : cut;
+    parts.push(rest.slice(0, end).trimEnd());
+    rest = rest.slice(end).trimStart();
+  }
+  if (rest.length > 0 || parts.length === 0) parts.push(rest);
+  return parts;
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { documentTools } from './document.tools';
+import { folderTools } from './folder.tools';
+import type { ToolSpec } from './tool-spec';
+
+/** Every tool the model can call. The tool worker must provide a handler for each (checked by the compiler). */
+export const toolCatalog = {
+  ...folderTools,
+  ...documentTools,
+};
+
+export type ToolCatalog = typeof toolCatalog;
+export type ToolName = keyof ToolCatalog;
+export type ToolArgs<N extends ToolName> = z.output<ToolCatalog[N]['input']>;
+
+export function isToolName(name: string): name is ToolName {
+  return Object.hasOwn(toolCatalog, name);
+}
+
+export function getTool(name: string): ToolSpec | undefined {
+  return isToolName(name) ? (toolCatalog[name] as unknown as ToolSpec) : undefined;
+}
+
+export interface ModelTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** The catalog as function definitions for the model: JSON Schema generated from the zod schemas. */
+export const modelTools: ModelTool[] = Object.entries(toolCatalog).map(([name, spec]) => {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(spec.input, { io: 'input' }) as Record<string, unknown>;
+  return { name, description: spec.description, parameters };
+});
+
+/** `- create_folder: Create a folder …` lines for the system prompt's ## Tools section. */
+export function toolSummary(): string {
+  return modelTools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
+}
+
+export * from './tool-spec';
+export * from './tool-result';

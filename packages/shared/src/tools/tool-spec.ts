@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** One tool as the model sees it and as the tool worker runs it. */
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
+  /** Written for the model: what the tool does and when to use it. */
+  description: string;
+  input: I;
+  /** Tools that change data wait for the user's approval in manual mode. */
+  mutates: boolean;
+  /** Overrides TOOL_TIMEOUT_MS for this tool. */
+  timeoutMs?: number;
+  /** One line for the task list: `Create folder "Work"`. */
+  describe(args: z.infer<I>): string;
+}
+
+export function defineTool<I extends z.ZodObject>(spec: ToolSpec<I>): ToolSpec<I> {
+  return spec;
+}
+
+/** A ref (`folder_1`) or a name/title; UUIDs are refused by the resolver with a hint. */
+export function entityReference(entity: string, what = 'name') {
+  return z
+    .string()
+    .trim()
+    .min(1, `${entity}_id must not be empty`)
+    .max(300)
+    .describe(`The ${entity}'s ref exactly as shown in earlier results (e.g. "${entity}_1"), or its ${what}.`);
+}
+
+/** A required display name: trimmed, not blank, at most `max` characters (seed 001 rules). */
+export function displayName(max: number, description: string) {
+  return z.string().trim().min(1, 'must not be blank').max(max, `must be at most ${max} characters`).describe(description);
+}
+
+/** `Create folder "Work"`: quoted, shortened values for task descriptions. */
+export function quote(value: unknown): string {
+  const text = String(value ?? '');
+  return `"${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
+}

@@ -1,0 +1,47 @@
+import { Worker, type Processor } from 'bullmq';
+import type { QueueName } from './queues';
+import { createWorkerRedis } from './redis';
+import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
+
+/**
+ * The body of a worker process: BullMQ workers for the given queues, a health port, and one
+ * shutdown path that lets jobs in progress finish while waiting ones stay queued for others.
+ */
+export function runWorkerProcess(
+  service: string,
+  setup: (runtime: Runtime) => Partial<Record<QueueName, Processor>>,
+  details: Record<string, unknown> = {},
+): Runtime {
+  const runtime = createRuntime(service);
+  const { config, logger } = runtime;
+  const connection = createWorkerRedis(config.REDIS_URL);
+  connection.on('error', (error) => logger.warn({ err: error }, 'worker redis connection problem'));
+
+  const workers = Object.entries(setup(runtime)).map(([queue, processor]) => {
+    const worker = new Worker(queue, processor, {
+      connection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      lockDuration: config.JOB_LOCK_MS,
+      stalledInterval: config.JOB_LOCK_MS,
+      maxStalledCount: 5,
+    });
+    worker.on('failed', (job, error) => logger.warn({ queue, job: job?.name, jobId: job?.id, err: error }, 'job failed'));
+    worker.on('error', (error) => logger.warn({ queue, err: error }, 'worker error'));
+    return worker;
+  });
+
+  const health = startHealthServer(config.HEALTH_PORT, async () => {
+    await runtime.checkReady();
+    if (connection.status !== 'ready') throw new Error('not ready: queue connection is down');
+  });
+  logger.info({ ...details, queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY }, `${service} started`);
+
+  handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+    health?.close();
+    await Promise.all(workers.map((worker) => worker.close()));
+    await connection.quit().catch(() => undefined);
+    await runtime.close();
+  });
+  return runtime;
+}

@@ -1,0 +1,46 @@
+/**
+ * What the turn loop needs from a model: one call with the conversation and the tools, the
+ * answer's text streamed through onToken, and the tool calls it planned.
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** Assistant messages only: the tool calls the model made. */
+  tool_calls?: ToolCall[];
+  /** Tool messages only: the call this result answers. */
+  tool_call_id?: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The raw JSON text of the arguments, as the model produced it. */
+  arguments: string;
+}
+
+export interface ToolDefinitionForModel {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  /** Empty on the last allowed iteration: the model must answer in text. */
+  tools: ToolDefinitionForModel[];
+  onToken: (delta: string) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: ToolCall[];
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+export interface ChatModel {
+  readonly name: string;
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}

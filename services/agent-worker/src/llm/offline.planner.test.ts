@@ -1,0 +1,506 @@
+import type { ChatMessage, ChatRequest, ToolDefinitionForModel } from './chat-model';
+import { OFFLINE_HELP, OfflinePlanner } from './offline.planner';
+
+const TOOL_NAMES = [
+  'create_folder',
+  'create_document',
+  'rename_folder',
+  'rename_document',
+  'move_document',
+  'delete_folder',
+  'delete_document',
+  'get_folder_contents',
+  'search_documents',
+  'save_habit',
+  'update_habit',
+  'delete_habit',
+  'list_habits',
+  'create_reminder',
+  'list_reminders',
+  'delete_reminder',
+  'create_goal',
+  'list_goals',
+  'delete_goal',
+  'remember',
+];
+const tool = (name: string): ToolDefinitionForModel => ({ name, description: name, parameters: { type: 'object' } });
+const ALL_TOOLS = TOOL_NAMES.map(tool);
+
+// Local wall-clock times, so the expectations hold in any server time zone.
+const NOW = new Date(2025, 0, 15, 10, 0, 0); // Wednesday 15 January 2025, 10:00
+const local = (day: number, hour: number, minute = 0) => new Date(2025, 0, day, hour, minute).toISOString();
+
+function request(messages: ChatMessage[] | string, overrides: Partial<ChatRequest> = {}) {
+  const tokens: string[] = [];
+  const req: ChatRequest = {
+    model: 'offline',
+    messages: typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages,
+    tools: ALL_TOOLS,
+    onToken: (delta) => {
+      tokens.push(delta);
+    },
+    ...overrides,
+  };
+  return { req, tokens };
+}
+
+async function plan(text: string, overrides: Partial<ChatRequest> = {}) {
+  const { req, tokens } = request(text, overrides);
+  const response = await new OfflinePlanner({ now: () => NOW }).complete(req);
+  return { response, tokens };
+}
+
+async function callsFor(text: string): Promise<Array<[string, Record<string, unknown>]>> {
+  const { response } = await plan(text);
+  return response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as Record<string, unknown>]);
+}
+
+describe('OfflinePlanner', () => {
+  it('is named offline', () => {
+    expect(new OfflinePlanner().name).toBe('offline');
+  });
+
+  describe('single commands', () => {
+    it.each<[string, string, Record<string, unknown>]>([
+      // Folders
+      ['create folder Work', 'create_folder', { name: 'Work' }],
+      ['Create a new folder Work', 'create_folder', { name: 'Work' }],
+      ['new folder Work', 'create_folder', { name: 'Work' }],
+      ['create folder Reports in Work', 'create_folder', { name: 'Reports', parent_folder_id: 'Work' }],
+      ['create folder Reports inside folder_1', 'create_folder', { name: 'Reports', parent_folder_id: 'folder_1' }],
+      ['criar pasta Trabalho', 'create_folder', { name: 'Trabalho' }],
+      ['crie a pasta Trabalho', 'create_folder', { name: 'Trabalho' }],
+      ['nova pasta Viagens', 'create_folder', { name: 'Viagens' }],
+      ['criar pasta Relatórios em Trabalho', 'create_folder', { name: 'Relatórios', parent_folder_id: 'Trabalho' }],
+      ['criar pasta Fotos na pasta Viagens', 'create_folder', { name: 'Fotos', parent_folder_id: 'Viagens' }],
+      ['criar pasta Fotos dentro de Viagens', 'create_folder', { name: 'Fotos', parent_folder_id: 'Viagens' }],
+      ['create folder "Rock in Rio" in Music', 'create_folder', { name: 'Rock in Rio', parent_folder_id: 'Music' }],
+      ['criar pasta “Viagem em Família”', 'create_folder', { name: 'Viagem em Família' }],
+      ['rename folder Work to Office', 'rename_folder', { folder_id: 'Work', new_name: 'Office' }],
+      ['renomear pasta Trabalho para Escritório', 'rename_folder', { folder_id: 'Trabalho', new_name: 'Escritório' }],
+      ['delete folder Old', 'delete_folder', { folder_id: 'Old' }],
+      ['apagar pasta Antiga', 'delete_folder', { folder_id: 'Antiga' }],
+      ['excluir a pasta folder_3', 'delete_folder', { folder_id: 'folder_3' }],
+      ['list folder Work', 'get_folder_contents', { folder_id: 'Work' }],
+      ['show folder Work', 'get_folder_contents', { folder_id: 'Work' }],
+      ['what is in folder Work?', 'get_folder_contents', { folder_id: 'Work' }],
+      ["what's in the folder Work", 'get_folder_contents', { folder_id: 'Work' }],
+      ['listar pasta Trabalho', 'get_folder_contents', { folder_id: 'Trabalho' }],
+      ['mostrar pasta Trabalho', 'get_folder_contents', { folder_id: 'Trabalho' }],
+      ['o que tem na pasta Trabalho?', 'get_folder_contents', { folder_id: 'Trabalho' }],
+      // Documents
+      ['create document Notes', 'create_document', { title: 'Notes' }],
+      ['create document Notes in Work', 'create_document', { title: 'Notes', folder_id: 'Work' }],
+      ['create document Notes with content Buy milk', 'create_document', { title: 'Notes', content: 'Buy milk' }],
+      [
+        'create document Notes in Work with content Call Ana in the morning',
+        'create_document',
+        { title: 'Notes', folder_id: 'Work', content: 'Call Ana in the morning' },
+      ],
+      ['criar documento Notas', 'create_document', { title: 'Notas' }],
+      ['novo documento Notas na pasta Trabalho', 'create_document', { title: 'Notas', folder_id: 'Trabalho' }],
+      [
+        'criar documento Notas em Trabalho com conteúdo Comprar pão',
+        'create_document',
+        { title: 'Notas', folder_id: 'Trabalho', content: 'Comprar pão' },
+      ],
+      ['criar documento Notas com conteudo Olá', 'create_document', { title: 'Notas', content: 'Olá' }],
+      ['rename document Notes to Minutes', 'rename_document', { document_id: 'Notes', new_title: 'Minutes' }],
+      ['renomear documento Notas para Ata', 'rename_document', { document_id: 'Notas', new_title: 'Ata' }],
+      ['move document Notes to Archive', 'move_document', { document_id: 'Notes', folder_id: 'Archive' }],
+      ['move document Notes to the folder Archive', 'move_document', { document_id: 'Notes', folder_id: 'Archive' }],
+      ['mover documento Notas para Arquivo', 'move_document', { document_id: 'Notas', folder_id: 'Arquivo' }],
+      ['mover documento Notas para a pasta Arquivo', 'move_document', { document_id: 'Notas', folder_id: 'Arquivo' }],
+      ['delete document Draft', 'delete_document', { document_id: 'Draft' }],
+      ['excluir documento Rascunho', 'delete_document', { document_id: 'Rascunho' }],
+      ['search documents budget 2025', 'search_documents', { query: 'budget 2025' }],
+      ['search for Budget', 'search_documents', { query: 'Budget' }],
+      ['buscar documentos orçamento', 'search_documents', { query: 'orçamento' }],
+      ['procurar Orçamento anual', 'search_documents', { query: 'Orçamento anual' }],
+      // Habits
+      ['create habit Yoga', 'save_habit', { name: 'Yoga' }],
+      ['create habit read 10 pages daily', 'save_habit', { name: 'read 10 pages', frequency: 'daily' }],
+      ['create habit run every day', 'save_habit', { name: 'run', frequency: 'daily' }],
+      ['create habit review the week weekly', 'save_habit', { name: 'review the week', frequency: 'weekly' }],
+      ['criar hábito meditação diária', 'save_habit', { name: 'meditação', frequency: 'daily' }],
+      ['criar habito meditação', 'save_habit', { name: 'meditação' }],
+      ['novo hábito ler todos os dias', 'save_habit', { name: 'ler', frequency: 'daily' }],
+      ['novo hábito correr todo dia', 'save_habit', { name: 'correr', frequency: 'daily' }],
+      ['criar hábito faxina semanal', 'save_habit', { name: 'faxina', frequency: 'weekly' }],
+      ['create habit yoga e meditação', 'save_habit', { name: 'yoga e meditação' }],
+      ['rename habit yoga to stretching', 'update_habit', { habit_id: 'yoga', name: 'stretching' }],
+      ['renomear hábito yoga para alongamento', 'update_habit', { habit_id: 'yoga', name: 'alongamento' }],
+      ['delete habit yoga', 'delete_habit', { habit_id: 'yoga' }],
+      ['apagar hábito Yoga', 'delete_habit', { habit_id: 'Yoga' }],
+      ['list habits', 'list_habits', {}],
+      ['my habits', 'list_habits', {}],
+      ['show my habits', 'list_habits', {}],
+      ['listar hábitos', 'list_habits', {}],
+      ['meus habitos', 'list_habits', {}],
+      ['lista meus hábitos', 'list_habits', {}],
+      // Reminders
+      ['list reminders', 'list_reminders', {}],
+      ['listar lembretes', 'list_reminders', {}],
+      ['meus lembretes', 'list_reminders', {}],
+      ['delete reminder reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
+      ['apagar lembrete reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
+      // Goals
+      ['create goal Run 10k', 'create_goal', { title: 'Run 10k' }],
+      ['create goal Run 10k by 2025-12-31', 'create_goal', { title: 'Run 10k', target_date: '2025-12-31' }],
+      ['criar meta Correr 10k até 2025-12-31', 'create_goal', { title: 'Correr 10k', target_date: '2025-12-31' }],
+      ['nova meta Ler 12 livros', 'create_goal', { title: 'Ler 12 livros' }],
+      ['list goals', 'list_goals', {}],
+      ['listar metas', 'list_goals', {}],
+      ['minhas metas', 'list_goals', {}],
+      ['delete goal goal_1', 'delete_goal', { goal_id: 'goal_1' }],
+      ['apagar meta goal_1', 'delete_goal', { goal_id: 'goal_1' }],
+      // Memory
+      ['remember that I prefer tea', 'remember', { content: 'I prefer tea' }],
+      ['remember my wife is called Ana', 'remember', { content: 'my wife is called Ana' }],
+      ['lembre que eu prefiro chá', 'remember', { content: 'eu prefiro chá' }],
+      ['lembre-se de que eu acordo às 6h', 'remember', { content: 'eu acordo às 6h' }],
+      ['anote que o Wi-Fi é 1234', 'remember', { content: 'o Wi-Fi é 1234' }],
+    ])('%p → %s', async (text, name, args) => {
+      expect(await callsFor(text)).toEqual([[name, args]]);
+    });
+  });
+
+  describe('normalising the message', () => {
+    it.each<[string, Record<string, unknown>]>([
+      ['CREATE FOLDER Work', { name: 'Work' }],
+      ['please create folder Work', { name: 'Work' }],
+      ['Please, create folder Work!', { name: 'Work' }],
+      ['create folder Work please.', { name: 'Work' }],
+      ['por favor criar pasta Trabalho.', { name: 'Trabalho' }],
+      ['@my_assistant_bot create folder Work', { name: 'Work' }],
+      ['@my_assistant_bot please create folder Work?!', { name: 'Work' }],
+      ['  create folder   Work  ', { name: 'Work' }],
+      ['create folder "Work"', { name: 'Work' }],
+      ["create folder 'Work'", { name: 'Work' }],
+      ['create folder “Work”', { name: 'Work' }],
+      ['CRIAR PASTA Ações', { name: 'Ações' }],
+    ])('%p', async (text, args) => {
+      expect(await callsFor(text)).toEqual([['create_folder', args]]);
+    });
+
+    it('accepts keywords with or without accents and keeps the value as written', async () => {
+      expect(await callsFor('CRIAR HÁBITO Meditação Guiada DIÁRIA')).toEqual([
+        ['save_habit', { name: 'Meditação Guiada', frequency: 'daily' }],
+      ]);
+      expect(await callsFor('criar habito Meditação diaria')).toEqual([
+        ['save_habit', { name: 'Meditação', frequency: 'daily' }],
+      ]);
+    });
+
+    it('only strips a mention at the very start', async () => {
+      expect(await callsFor('remember that @ana likes tea')).toEqual([['remember', { content: '@ana likes tea' }]]);
+    });
+  });
+
+  describe('chaining', () => {
+    it.each<[string, Array<[string, Record<string, unknown>]>]>([
+      [
+        'create folder Work; create document Notes in Work',
+        [
+          ['create_folder', { name: 'Work' }],
+          ['create_document', { title: 'Notes', folder_id: 'Work' }],
+        ],
+      ],
+      [
+        'create folder Work\ncreate folder Home\n',
+        [
+          ['create_folder', { name: 'Work' }],
+          ['create_folder', { name: 'Home' }],
+        ],
+      ],
+      [
+        'create folder Work and then list folder Work',
+        [
+          ['create_folder', { name: 'Work' }],
+          ['get_folder_contents', { folder_id: 'Work' }],
+        ],
+      ],
+      [
+        'create habit yoga and list habits',
+        [
+          ['save_habit', { name: 'yoga' }],
+          ['list_habits', {}],
+        ],
+      ],
+      [
+        'criar pasta Trabalho e depois criar documento Notas em Trabalho',
+        [
+          ['create_folder', { name: 'Trabalho' }],
+          ['create_document', { title: 'Notas', folder_id: 'Trabalho' }],
+        ],
+      ],
+      [
+        'criar hábito yoga e meditação e listar hábitos',
+        [
+          ['save_habit', { name: 'yoga e meditação' }],
+          ['list_habits', {}],
+        ],
+      ],
+      [
+        'criar pasta A e criar pasta B e criar pasta C',
+        [
+          ['create_folder', { name: 'A' }],
+          ['create_folder', { name: 'B' }],
+          ['create_folder', { name: 'C' }],
+        ],
+      ],
+      [
+        'please create folder Work; por favor criar pasta Casa.',
+        [
+          ['create_folder', { name: 'Work' }],
+          ['create_folder', { name: 'Casa' }],
+        ],
+      ],
+    ])('%j', async (text, expected) => {
+      expect(await callsFor(text)).toEqual(expected);
+    });
+
+    it.each<[string, Record<string, unknown>]>([
+      ['criar hábito yoga e meditação', { name: 'yoga e meditação' }],
+      ['create habit rock and roll', { name: 'rock and roll' }],
+      ['create habit read and then write', { name: 'read and then write' }],
+    ])('does not split %p: the pieces are not all commands', async (text, args) => {
+      expect(await callsFor(text)).toEqual([['save_habit', args]]);
+    });
+
+    it('does not split inside a quoted value', async () => {
+      expect(await callsFor('create folder "Work and create folder Home"')).toEqual([
+        ['create_folder', { name: 'Work and create folder Home' }],
+      ]);
+      expect(await callsFor('remember that "a; b"')).toEqual([['remember', { content: 'a; b' }]]);
+    });
+
+    it('gives unique ids within the response, numbered after the earlier assistant turns', async () => {
+      const { req } = request([
+        { role: 'user', content: 'create folder A' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'offline_1_1', name: 'create_folder', arguments: '{}' }] },
+        { role: 'tool', content: '{"success":true,"message":"ok"}', tool_call_id: 'offline_1_1' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'create folder B; create folder C and list habits' },
+      ]);
+      const response = await new OfflinePlanner().complete(req);
+      expect(response.content).toBe('');
+      expect(response.toolCalls.map((call) => call.id)).toEqual(['offline_3_1', 'offline_3_2', 'offline_3_3']);
+    });
+
+    it('starts at offline_1_1 in a new conversation and does not stream tokens for tool calls', async () => {
+      const { response, tokens } = await plan('list goals and list habits');
+      expect(response.toolCalls.map((call) => call.id)).toEqual(['offline_1_1', 'offline_1_2']);
+      expect(tokens).toEqual([]);
+    });
+
+    it('serialises only the arguments that have values', async () => {
+      const { response } = await plan('create folder Work');
+      expect(response.toolCalls[0]?.arguments).toBe('{"name":"Work"}');
+    });
+  });
+
+  describe('reminders', () => {
+    it.each<[string, Record<string, unknown>]>([
+      ['remind me to call Ana at 15:00', { text: 'call Ana', at: local(15, 15) }],
+      ['remind me to call Ana at 3pm', { text: 'call Ana', at: local(15, 15) }],
+      ['remind me to call Ana at 3:30 pm', { text: 'call Ana', at: local(15, 15, 30) }],
+      ['remind me to call Ana at 12am', { text: 'call Ana', at: local(16, 0) }],
+      ['remind me to eat at 12pm', { text: 'eat', at: local(15, 12) }],
+      // 10:00 is not after now (10:00): the next one is tomorrow.
+      ['remind me to stretch at 10:00', { text: 'stretch', at: local(16, 10) }],
+      ['remind me to stretch at 9:59', { text: 'stretch', at: local(16, 9, 59) }],
+      ['remind me to stretch at 10:01', { text: 'stretch', at: local(15, 10, 1) }],
+      ['remind me to run tomorrow at 7', { text: 'run', at: local(16, 7) }],
+      ['remind me to run tomorrow at 11', { text: 'run', at: local(16, 11) }],
+      ['remind me to run at 7am tomorrow', { text: 'run', at: local(16, 7) }],
+      ['remind me to take pills at 8am every day', { text: 'take pills', at: local(16, 8), repeat: 'daily' }],
+      ['remind me to water the plants at 18:00 every week', { text: 'water the plants', at: local(15, 18), repeat: 'weekly' }],
+      ['me lembra de ligar para Ana às 15h', { text: 'ligar para Ana', at: local(15, 15) }],
+      ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: local(15, 15, 30) }],
+      ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: local(15, 15, 30) }],
+      ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: local(16, 7) }],
+      ['lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: local(16, 22) }],
+      ['me lembra de beber água às 9h todo dia', { text: 'beber água', at: local(16, 9), repeat: 'daily' }],
+      ['me lembra de beber água às 11h diariamente', { text: 'beber água', at: local(15, 11), repeat: 'daily' }],
+      ['me lembra de limpar a casa às 16h toda semana', { text: 'limpar a casa', at: local(15, 16), repeat: 'weekly' }],
+      ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: local(16, 8) }],
+    ])('%p', async (text, args) => {
+      expect(await callsFor(text)).toEqual([['create_reminder', args]]);
+    });
+
+    it('rolls over the end of the month and uses the injected clock', async () => {
+      const planner = new OfflinePlanner({ now: () => new Date(2025, 0, 31, 23, 30) });
+      const { req } = request('remind me to sleep at 23:00');
+      const [call] = (await planner.complete(req)).toolCalls;
+      expect(JSON.parse(call?.arguments ?? '{}')).toEqual({
+        text: 'sleep',
+        at: new Date(2025, 1, 1, 23, 0).toISOString(),
+      });
+    });
+
+    it.each(['remind me to call Ana at 25:00', 'remind me to call Ana at 13pm', 'remind me to call Ana at 10:75', 'remind me to call Ana'])(
+      'rejects %p',
+      async (text) => {
+        const { response } = await plan(text);
+        expect(response.toolCalls).toEqual([]);
+        expect(response.content).toBe(OFFLINE_HELP);
+      },
+    );
+  });
+
+  describe('text answers', () => {
+    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot'])('answers %p with the help text', async (text) => {
+      const { response, tokens } = await plan(text);
+      expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+      expect(tokens.join('')).toBe(OFFLINE_HELP);
+    });
+
+    it('streams in several word chunks that concatenate to the content exactly', async () => {
+      const { response, tokens } = await plan('hello');
+      expect(tokens.length).toBeGreaterThan(10);
+      expect(tokens.join('')).toBe(response.content);
+      expect(tokens.every((token) => token.trim().length > 0 && !/\S\s+\S/.test(token))).toBe(true);
+    });
+
+    it('awaits an async onToken', async () => {
+      const seen: string[] = [];
+      const { req } = request('hello', {
+        onToken: async (delta) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          seen.push(delta);
+        },
+      });
+      const response = await new OfflinePlanner().complete(req);
+      expect(seen.join('')).toBe(response.content);
+    });
+
+    it('answers with the help text when a needed tool is not offered', async () => {
+      const { response, tokens } = await plan('create folder Work and list habits', {
+        tools: [tool('create_folder')],
+      });
+      expect(response.toolCalls).toEqual([]);
+      expect(response.content).toContain('list_habits');
+      expect(response.content).toContain(OFFLINE_HELP);
+      expect(tokens.join('')).toBe(response.content);
+    });
+
+    it('answers in text when no tools are offered (the last iteration)', async () => {
+      const { response, tokens } = await plan('create folder Work', { tools: [] });
+      expect(response.toolCalls).toEqual([]);
+      expect(response.content).toContain(OFFLINE_HELP);
+      expect(tokens.join('')).toBe(response.content);
+    });
+
+    it('answers with the help text when one chained part is not a command', async () => {
+      const { response } = await plan('create folder Work; sing a song');
+      expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+    });
+
+    it('answers with the help text when the last message is not from the user or a tool', async () => {
+      const { req } = request([{ role: 'system', content: 'You are helpful.' }]);
+      expect((await new OfflinePlanner().complete(req)).content).toBe(OFFLINE_HELP);
+      const { req: empty } = request([]);
+      expect((await new OfflinePlanner().complete(empty)).content).toBe(OFFLINE_HELP);
+    });
+  });
+
+  describe('summarising tool results', () => {
+    const conversation = (...results: string[]): ChatMessage[] => [
+      { role: 'user', content: 'create folder Old' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'offline_1_1', name: 'create_folder', arguments: '{}' }] },
+      { role: 'tool', content: '{"success":true,"message":"Earlier result"}', tool_call_id: 'offline_1_1' },
+      { role: 'assistant', content: 'Earlier result' },
+      { role: 'user', content: 'do things' },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: results.map((_, i) => ({ id: `offline_3_${i + 1}`, name: 'x', arguments: '{}' })),
+      },
+      ...results.map((content, i): ChatMessage => ({ role: 'tool', content, tool_call_id: `offline_3_${i + 1}` })),
+    ];
+
+    it.each<[string, string[], string]>([
+      [
+        'a success',
+        [JSON.stringify({ success: true, folder_id: 'folder_1', message: 'Created folder "Work" [ID: folder_1].' })],
+        'Created folder "Work" [ID: folder_1].',
+      ],
+      [
+        'a failure with a hint',
+        [JSON.stringify({ success: false, error: 'No folder named "Wrok".', hint: 'Did you mean "Work"?' })],
+        'Could not do that: No folder named "Wrok". Did you mean "Work"?',
+      ],
+      ['a failure without a hint', [JSON.stringify({ success: false, error: 'Too long.' })], 'Could not do that: Too long.'],
+      ['a result that is not JSON', ['plain text result'], 'plain text result'],
+      ['JSON without a success flag', ['[1,2]'], '[1,2]'],
+      [
+        'several results, one a line',
+        [
+          JSON.stringify({ success: true, message: 'Created folder "A".' }),
+          JSON.stringify({ success: false, error: 'Folder "B" exists.', hint: 'Pick another name.' }),
+          'done',
+        ],
+        'Created folder "A".\nCould not do that: Folder "B" exists. Pick another name.\ndone',
+      ],
+    ])('summarises %s, only after the last tool-calling assistant message', async (_, results, expected) => {
+      const { req, tokens } = request(conversation(...results));
+      const response = await new OfflinePlanner().complete(req);
+      expect(response).toEqual({ content: expected, toolCalls: [] });
+      expect(tokens.join('')).toBe(expected);
+    });
+
+    it('summarises in text even when no tools are offered', async () => {
+      const { req } = request(conversation(JSON.stringify({ success: true, message: 'Saved.' })), { tools: [] });
+      expect((await new OfflinePlanner().complete(req)).content).toBe('Saved.');
+    });
+  });
+
+  describe('abort', () => {
+    it('throws when the signal is already aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const { req, tokens } = request('hello', { signal: controller.signal });
+      await expect(new OfflinePlanner().complete(req)).rejects.toThrow('aborted');
+      expect(tokens).toEqual([]);
+    });
+
+    it('stops streaming when aborted mid-answer', async () => {
+      const controller = new AbortController();
+      const tokens: string[] = [];
+      const { req } = request('hello', {
+        signal: controller.signal,
+        onToken: (delta) => {
+          tokens.push(delta);
+          if (tokens.length === 3) controller.abort();
+        },
+      });
+      await expect(new OfflinePlanner().complete(req)).rejects.toThrow('aborted');
+      expect(tokens).toHaveLength(3);
+    });
+  });
+
+  describe('OFFLINE_HELP', () => {
+    it('says what it is and how to connect a real model', () => {
+      expect(OFFLINE_HELP).toMatch(/offline planner/i);
+      expect(OFFLINE_HELP).toMatch(/not a language model/i);
+      expect(OFFLINE_HELP).toContain('OPENAI_API_KEY');
+      expect(OFFLINE_HELP).toContain('OPENAI_BASE_URL');
+    });
+
+    // Every example the help shows must work, in both languages.
+    const examples = OFFLINE_HELP.split('\n')
+      .filter((line) => line.startsWith('- '))
+      .flatMap((line) => line.slice(2).split(/ \| | \/ /));
+
+    it('lists an example for every tool', async () => {
+      const used = new Set<string>();
+      for (const example of examples) for (const [name] of await callsFor(example)) used.add(name);
+      expect([...used].sort()).toEqual([...TOOL_NAMES].sort());
+    });
+
+    it.each(examples)('example %p is recognised', async (example) => {
+      expect(await callsFor(example)).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,261 @@
+import {
+  ACTIVE_STATUSES,
+  appendOutbox,
+  finishEntries,
+  getTool,
+  jobId,
+  outboxEvent,
+  outboxJob,
+  stripUuids,
+  withTransaction,
+  type Db,
+  type DbClient,
+  type OutboxEntry,
+} from '@assistant/shared';
+import type { ToolCall } from '../llm/chat-model';
+import type { TaskRow, TurnState } from './turn-state';
+
+/**
+ * The agent's own transitions of a turn. Each runs in one transaction guarded by the turn's
+ * `version` (or, for a model call, by the claim): when another transition got there first it
+ * changes nothing and answers false, and the caller re-reads the state and decides again.
+ */
+export class TurnTransitions {
+  constructor(
+    private readonly db: Db,
+    private readonly approvalTtlSeconds: number,
+  ) {}
+
+  /** Starts the session's oldest queued turn, unless one of its turns is already active. */
+  async activateNext(sessionId: string): Promise<string | undefined> {
+    return withTransaction(this.db, async (client) => {
+      // Serialises lane changes of one session across every worker copy.
+      await client.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+      const active = await client.query('SELECT 1 FROM turns WHERE session_id = $1 AND status = ANY($2) LIMIT 1', [
+        sessionId,
+        ACTIVE_STATUSES,
+      ]);
+      if (active.rowCount !== 0) return undefined;
+      const next = await client.query<{ id: string; user_id: string; input: string; session_key: string }>(
+        `SELECT id, user_id, input, session_key FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
+        [sessionId],
+      );
+      const turn = next.rows[0];
+      if (!turn) return undefined;
+      // The preferences in force when the turn starts apply to the whole turn.
+      await client.query(
+        `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1,
+           max_iterations = p.max_iterations, autonomous = p.autonomous_mode, model = p.default_model
+         FROM user_preferences p WHERE t.id = $1 AND p.user_id = t.user_id`,
+        [turn.id],
+      );
+      await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'user', $3)`, [
+        sessionId,
+        turn.id,
+        turn.input,
+      ]);
+      await client.query('UPDATE sessions SET last_activity_at = NOW() WHERE id = $1', [sessionId]);
+      await appendOutbox(client, turn.id, [
+        outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
+        outboxJob('agent-turns', 'advance', { turnId: turn.id }),
+      ]);
+      return turn.id;
+    });
+  }
+
+  async dispatch(state: TurnState, task: TaskRow): Promise<boolean> {
+    return this.guarded(state, async (client) => {
+      await client.query(`UPDATE tasks SET status = 'in_progress', started_at = NOW() WHERE id = $1`, [task.id]);
+      return [outboxJob('tool-calls', 'run-tool', { taskId: task.id, turnId: state.turn.id }, { jobId: jobId('task', task.id) })];
+    });
+  }
+
+  async awaitApproval(state: TurnState): Promise<boolean> {
+    return this.guarded(state, async () => [], 'awaiting_approval');
+  }
+
+  async askUser(state: TurnState, remaining: TaskRow[]): Promise<boolean> {
+    const failed = state.tasks.filter((task) => task.failure === 'error' && !task.asked).map((task) => task.ref);
+    return this.guarded(
+      state,
+      async () => [
+        outboxEvent({
+          type: 'ask_user_continue',
+          question: `${failed.join(', ')} failed even after a retry. Continue with the remaining tasks?`,
+          remaining_tasks: remaining.map((task) => task.ref),
+        }),
+      ],
+      'awaiting_user',
+    );
+  }
+
+  /** Takes ownership of the next model call for this job (see decide()). */
+  async claim(state: TurnState, jobIdentity: string): Promise<boolean> {
+    const claimed = await this.db.query(
+      `UPDATE turns SET claim = $3, version = version + 1 WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL`,
+      [state.turn.id, state.turn.version, jobIdentity],
+    );
+    return claimed.rowCount === 1;
+  }
+
+  /** Records the tool calls the model planned as tasks (and approvals in manual mode). */
+  async planTasks(state: TurnState, claim: string, content: string, calls: ToolCall[]): Promise<boolean> {
+    const { turn } = state;
+    return this.claimed(turn.id, claim, async (client) => {
+      const iteration = turn.iterations + 1;
+      await client.query(
+        `INSERT INTO messages (session_id, turn_id, role, content, tool_calls) VALUES ($1, $2, 'assistant', $3, $4)`,
+        [turn.session_id, turn.id, content, JSON.stringify(calls)],
+      );
+      const last = await client.query<{ max: number | null }>('SELECT MAX(position) AS max FROM tasks WHERE turn_id = $1', [
+        turn.id,
+      ]);
+      let position = last.rows[0]?.max ?? 0;
+      const entries: OutboxEntry[] = [];
+      const planned: { id: string; description: string; tool_name: string }[] = [];
+      for (const call of calls) {
+        position += 1;
+        const spec = getTool(call.name);
+        const args = parseArguments(call.arguments);
+        const parsed = spec && args ? spec.input.safeParse(args) : undefined;
+        const description = stripUuids(parsed?.success && spec ? spec.describe(parsed.data) : `Call ${call.name}`);
+        const mutates = spec?.mutates ?? false;
+        const needsApproval = mutates && !turn.autonomous;
+        const ref = `task_${position}`;
+        const inserted = await client.query<{ id: string }>(
+          `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+          [turn.id, ref, position, iteration, call.id, call.name, args === undefined ? null : JSON.stringify(args), description, mutates,
+            needsApproval ? 'awaiting_approval' : 'pending'],
+        );
+        planned.push({ id: ref, description, tool_name: call.name });
+        if (needsApproval) {
+          const approval = await client.query<{ id: string }>(
+            `INSERT INTO approvals (user_id, turn_id, task_id, expires_at)
+             VALUES ($1, $2, $3, NOW() + make_interval(secs => $4)) RETURNING id`,
+            [turn.user_id, turn.id, inserted.rows[0]?.id, this.approvalTtlSeconds],
+          );
+          const approvalId = approval.rows[0]?.id as string;
+          entries.push(
+            outboxEvent({
+              type: 'tool_approval_request',
+              approval_id: approvalId,
+              task_id: ref,
+              tool_name: call.name,
+              arguments: eventArguments(args),
+            }),
+            outboxJob('agent-turns', 'expire-approval', { approvalId }, {
+              jobId: jobId('expire', approvalId),
+              delayMs: this.approvalTtlSeconds * 1_000,
+            }),
+          );
+        }
+      }
+      if (planned.length >= 2) {
+        entries.unshift(
+          outboxEvent({ type: 'task_list', tasks: planned.map((task) => ({ ...task, status: 'pending' as const })) }),
+        );
+      }
+      await client.query('UPDATE turns SET iterations = $2 WHERE id = $1', [turn.id, iteration]);
+      return entries;
+    });
+  }
+
+  /** Ends the turn with the model's answer (or an explanation written for the user). */
+  async answer(
+    state: TurnState,
+    claim: string,
+    content: string,
+    status: 'completed' | 'limit_reached',
+    options: { countIteration: boolean; iterationLimit?: number },
+  ): Promise<boolean> {
+    const { turn } = state;
+    return this.claimed(turn.id, claim, async (client) => {
+      await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
+        turn.session_id,
+        turn.id,
+        content,
+      ]);
+      await client.query(
+        `UPDATE turns SET status = $2, finished_at = NOW(), iterations = iterations + $3 WHERE id = $1`,
+        [turn.id, status, options.countIteration ? 1 : 0],
+      );
+      return [
+        outboxEvent({ type: 'message', role: 'assistant', content }),
+        ...(options.iterationLimit !== undefined
+          ? [outboxEvent({ type: 'iteration_limit', max_iterations: options.iterationLimit })]
+          : []),
+        ...finishEntries(turn.id, turn.session_id, status),
+      ];
+    });
+  }
+
+  /** Tool calls of the whole turn so far, oldest first, as `name + arguments` signatures. */
+  async recentCallSignatures(turnId: string, count: number): Promise<string[]> {
+    const found = await this.db.query<{ tool_name: string; arguments: unknown }>(
+      'SELECT tool_name, arguments FROM tasks WHERE turn_id = $1 ORDER BY position DESC LIMIT $2',
+      [turnId, count],
+    );
+    return found.rows.reverse().map((row) => callSignature(row.tool_name, row.arguments));
+  }
+
+  private async guarded(
+    state: TurnState,
+    change: (client: DbClient) => Promise<OutboxEntry[]>,
+    status?: string,
+  ): Promise<boolean> {
+    return withTransaction(this.db, async (client) => {
+      const updated = await client.query(
+        `UPDATE turns SET version = version + 1, status = COALESCE($3, status)
+         WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL`,
+        [state.turn.id, state.turn.version, status ?? null],
+      );
+      if (updated.rowCount !== 1) return false;
+      await appendOutbox(client, state.turn.id, await change(client));
+      return true;
+    });
+  }
+
+  private async claimed(turnId: string, claim: string, change: (client: DbClient) => Promise<OutboxEntry[]>): Promise<boolean> {
+    return withTransaction(this.db, async (client) => {
+      const updated = await client.query(
+        `UPDATE turns SET claim = NULL, version = version + 1 WHERE id = $1 AND claim = $2 AND status = 'running'`,
+        [turnId, claim],
+      );
+      if (updated.rowCount !== 1) return false;
+      await appendOutbox(client, turnId, await change(client));
+      return true;
+    });
+  }
+}
+
+/** The model's argument text as an object, or undefined when it is not a JSON object. */
+export function parseArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text === '' ? '{}' : text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Arguments as events show them: refs and names as the model gave them, never a UUID. */
+export function eventArguments(args: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  return JSON.parse(stripUuids(JSON.stringify(args ?? {}))) as Record<string, unknown>;
+}
+
+export function callSignature(name: string, args: unknown): string {
+  return `${name} ${JSON.stringify(sortKeys(args ?? {}))}`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,102 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { ZodError } from 'zod';
+import { expireApproval, failTurn, parseJob, UnknownJobError, type Runtime } from '@assistant/shared';
+import { isPermanentModelError, type ChatModel } from '../llm';
+import { decide } from './decide';
+import { runModelStep } from './model-step';
+import { TurnTransitions } from './transitions';
+import { loadTurnState } from './turn-state';
+
+/** More decisions than any turn needs in one job; a bug must not spin forever. */
+const MAX_DECISIONS_PER_JOB = 200;
+
+/** The agent-turns processor: lane starts, turn steps and approval expiry. */
+export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
+  const { db, outbox, logger, config } = runtime;
+  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS);
+  const modelDeps = {
+    db,
+    transitions,
+    events: runtime.events,
+    model,
+    defaultModel: config.OPENAI_MODEL,
+    historyTokenBudget: config.HISTORY_TOKEN_BUDGET,
+  };
+
+  /** Publishes what the turn owes, then takes decisions until the turn waits for something else. */
+  async function advance(turnId: string, job: Job): Promise<void> {
+    await outbox.flush(turnId);
+    for (let i = 0; i < MAX_DECISIONS_PER_JOB; i++) {
+      const state = await loadTurnState(db, turnId);
+      if (!state) return;
+      const decision = decide(state, job.id as string);
+      switch (decision.kind) {
+        case 'wait':
+          return;
+        case 'dispatch':
+          await transitions.dispatch(state, decision.task);
+          break;
+        case 'await-approval':
+          await transitions.awaitApproval(state);
+          break;
+        case 'ask-user':
+          await transitions.askUser(state, decision.remaining);
+          break;
+        case 'call-model':
+          await runModelStep(modelDeps, state, job.id as string);
+          break;
+      }
+      await outbox.flush(turnId);
+    }
+    throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
+  }
+
+  return async function processTurnJob(job: Job): Promise<void> {
+    const log = logger.child({ job: job.name, jobId: job.id });
+    try {
+      switch (job.name) {
+        case 'lane': {
+          const { sessionId } = parseJob('agent-turns', 'lane', job.data) as { sessionId: string };
+          const started = await transitions.activateNext(sessionId);
+          if (started) await outbox.flush(started);
+          return;
+        }
+        case 'advance': {
+          const { turnId } = parseJob('agent-turns', 'advance', job.data) as { turnId: string };
+          await advance(turnId, job).catch((error: unknown) => giveUpIfFinal(turnId, job, error));
+          return;
+        }
+        case 'expire-approval': {
+          const { approvalId } = parseJob('agent-turns', 'expire-approval', job.data) as { approvalId: string };
+          const turnId = await expireApproval(db, approvalId);
+          if (turnId) await outbox.flush(turnId);
+          return;
+        }
+        default:
+          throw new UnknownJobError(`unknown job ${job.name}`);
+      }
+    } catch (error) {
+      if (error instanceof ZodError || error instanceof UnknownJobError) {
+        log.error({ err: error }, 'job rejected');
+        throw new UnrecoverableError(error.message);
+      }
+      throw error;
+    }
+  };
+
+  /**
+   * A failing step is retried with backoff (the queue's attempts); when the error cannot be
+   * fixed by retrying, or this was the last attempt, the turn fails with a clear error instead
+   * of hanging.
+   */
+  async function giveUpIfFinal(turnId: string, job: Job, error: unknown): Promise<void> {
+    const permanent = isPermanentModelError(error);
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    logger.warn({ err: error, turnId, attempt: job.attemptsMade + 1, permanent }, 'turn step failed');
+    if (!permanent && !lastAttempt) throw error;
+    const message = permanent
+      ? `The model endpoint refused the request: ${error instanceof Error ? error.message : String(error)}`
+      : 'The assistant could not finish this turn after several attempts.';
+    if (await failTurn(db, turnId, permanent ? 'model_error' : 'turn_failed', message)) await outbox.flush(turnId);
+  }
+}

@@ -1,0 +1,43 @@
+import express from 'express';
+import type { Runtime } from '@assistant/shared';
+import { requireUser } from './http/auth';
+import { errorHandler, notFoundRoute } from './http/errors';
+import { approvalRoutes } from './routes/approvals.routes';
+import { healthRoutes } from './routes/health.routes';
+import { messageRoutes } from './routes/messages.routes';
+import { preferenceRoutes } from './routes/preferences.routes';
+import { sessionRoutes } from './routes/sessions.routes';
+import { turnRoutes } from './routes/turns.routes';
+import { userRoutes } from './routes/users.routes';
+import type { EventHub } from './sse/event-hub';
+import { sseRoutes } from './sse/sse.routes';
+
+export const BODY_LIMIT = '1mb';
+
+export interface AppDeps {
+  runtime: Runtime;
+  hub: EventHub;
+  heartbeatMs: number;
+}
+
+export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.use(healthRoutes(runtime));
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+
+  const authenticate = requireUser(runtime.db);
+  app.use(userRoutes(runtime, authenticate));
+  app.use('/v1', authenticate);
+  app.use(messageRoutes(runtime));
+  app.use(sseRoutes(runtime.db, hub, heartbeatMs));
+  app.use(turnRoutes(runtime));
+  app.use(approvalRoutes(runtime));
+  app.use(preferenceRoutes(runtime));
+  app.use(sessionRoutes(runtime));
+
+  app.use(notFoundRoute);
+  app.use(errorHandler(runtime.logger));
+  return app;
+}

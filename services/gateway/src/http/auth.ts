@@ -1,0 +1,60 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import type { Db } from '@assistant/shared';
+import { userIdForApiKey } from '../users/users.service';
+import { HttpError } from './errors';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    userId?: string;
+  }
+}
+
+function bearer(req: Request): string | undefined {
+  const header = req.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+/** `Authorization: Bearer <api key>`; sets req.userId. */
+export function requireUser(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    const key = bearer(req);
+    if (!key) throw new HttpError(401, 'unauthorized', 'missing API key: send Authorization: Bearer <api key>');
+    const userId = await userIdForApiKey(db, key);
+    if (!userId) throw new HttpError(401, 'unauthorized', 'invalid API key');
+    req.userId = userId;
+    next();
+  };
+}
+
+export function userOf(req: Request): string {
+  if (!req.userId) throw new HttpError(401, 'unauthorized', 'not authenticated');
+  return req.userId;
+}
+
+/** Compares secrets in constant time (hashing first makes the lengths equal). */
+export function secretsEqual(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The admin token as a bearer token or as a basic-auth password (for a browser on /admin/queues). */
+export function requireAdmin(adminToken: string | undefined, options: { basicAuth?: boolean } = {}): RequestHandler {
+  return (req, res, next) => {
+    if (!adminToken) {
+      throw new HttpError(503, 'admin_disabled', 'ADMIN_TOKEN is not set: set it to use admin endpoints');
+    }
+    const header = req.get('authorization') ?? '';
+    let given = bearer(req);
+    const basic = /^Basic\s+(\S+)$/i.exec(header);
+    if (!given && basic?.[1]) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      given = decoded.slice(decoded.indexOf(':') + 1);
+    }
+    if (given && secretsEqual(given, adminToken)) return next();
+    if (options.basicAuth) res.set('WWW-Authenticate', 'Basic realm="assistant admin"');
+    throw new HttpError(401, 'unauthorized', 'admin token required');
+  };
+}

@@ -1,0 +1,65 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import type { Logger } from '@assistant/shared';
+
+/** An error answered as CONTRACT §3 says: `{"error":{"code","message","details"}}`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = 'resource') => new HttpError(404, 'not_found', `${what} not found`);
+
+export const notFoundRoute: RequestHandler = (req) => {
+  throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`);
+};
+
+/** Maps every error to JSON; unexpected ones are logged and answered without internals. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const http = toHttpError(error);
+    if (http.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.set(http.headers);
+    res.status(http.status).json({
+      error: { code: http.code, message: http.message, ...(http.details !== undefined ? { details: http.details } : {}) },
+    });
+  };
+}
+
+function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ZodError) {
+    return new HttpError(400, 'validation_failed', 'the request is not valid', error.issues);
+  }
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.too.large') return new HttpError(413, 'payload_too_large', 'the request body is over 1 MiB');
+  if (type === 'entity.parse.failed') return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new HttpError(415, 'unsupported_encoding', 'the request body encoding is not supported');
+  }
+  const status = (error as { status?: number } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new HttpError(status, 'bad_request', 'the request could not be read');
+  }
+  if (isUnavailable(error)) return new HttpError(503, 'unavailable', 'a backing service is unavailable; try again shortly');
+  return new HttpError(500, 'internal', 'something went wrong on our side');
+}
+
+/** Connection failures of PostgreSQL or Redis: the client should retry, nothing was lost. */
+function isUnavailable(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ''}` : '';
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]/i.test(
+    text,
+  );
+}

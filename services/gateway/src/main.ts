@@ -1,0 +1,34 @@
+import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
+import { createApp } from './app';
+import { EventHub } from './sse/event-hub';
+import { openStreams } from './sse/sse.routes';
+
+const runtime = createRuntime('gateway');
+const { config, logger } = runtime;
+
+// Blocking-free readers shared by every SSE client of this gateway: one for XRANGE, one subscriber.
+const reader = createWorkerRedis(config.REDIS_URL);
+const subscriber = createWorkerRedis(config.REDIS_URL);
+for (const connection of [reader, subscriber]) {
+  connection.on('error', (error) => logger.warn({ err: error }, 'event relay redis connection problem'));
+}
+const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
+
+const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS });
+const server = app.listen(config.PORT, () => {
+  logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
+});
+server.on('error', (error) => {
+  logger.fatal({ err: error }, 'gateway could not listen');
+  process.exit(1);
+});
+
+handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  // Stop intake, then end open event streams: their clients resume elsewhere with Last-Event-ID.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const res of openStreams) res.end();
+  server.closeIdleConnections();
+  await closed;
+  await Promise.all([reader.quit(), subscriber.quit()]).catch(() => undefined);
+  await runtime.close();
+});

@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/shared';
+import { userOf } from '../http/auth';
+import { HttpError } from '../http/errors';
+import { parse } from '../http/validate';
+import { submitMessage } from '../turns/submit-message';
+
+export const MAX_MESSAGE_CHARS = 16_000;
+
+export const postMessageBody = z.strictObject({
+  text: z.string().refine((text) => text.trim() !== '', 'must not be empty'),
+  session_key: sessionKeySchema.optional(),
+});
+
+export function messageRoutes(runtime: Runtime): Router {
+  const router = Router();
+  router.post('/v1/messages', async (req, res) => {
+    const body = parse(postMessageBody, req.body);
+    if (body.text.length > MAX_MESSAGE_CHARS) {
+      throw new HttpError(413, 'message_too_long', `the message is over ${MAX_MESSAGE_CHARS} characters`);
+    }
+    const submitted = await submitMessage(runtime, {
+      userId: userOf(req),
+      sessionKey: body.session_key ?? MAIN_SESSION_KEY,
+      text: body.text,
+    });
+    res.status(202).json(submitted);
+  });
+  return router;
+}

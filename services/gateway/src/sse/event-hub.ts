@@ -1,0 +1,121 @@
+import { entryToEvent, eventKeys, type Logger, type Redis, type StreamEntry } from '@assistant/shared';
+
+export interface StreamedEvent {
+  id: string;
+  type: string;
+  json: string;
+}
+
+interface Watcher {
+  lastId: string;
+  deliver(event: StreamedEvent): void;
+}
+
+interface TurnWatch {
+  watchers: Set<Watcher>;
+  pumping: boolean;
+  again: boolean;
+}
+
+/** Stream entry ids are `<ms>-<seq>`: compare them as number pairs. */
+export function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
+
+export const STREAM_ID = /^\d+-\d+$/;
+
+/**
+ * Relays turn events from Redis to SSE clients. The stream of each turn is the truth; pub/sub is
+ * only a doorbell saying "read again". All clients of a gateway share one subscriber and one
+ * reader connection, and a doorbell costs one XRANGE per turn however many clients watch it.
+ * Replay from Last-Event-ID and live delivery use the same read, so nothing is lost or repeated.
+ */
+export class EventHub {
+  private readonly turns = new Map<string, TurnWatch>();
+
+  constructor(
+    private readonly prefix: string,
+    private readonly reader: Redis,
+    private readonly subscriber: Redis,
+    private readonly logger: Logger,
+  ) {
+    subscriber.on('message', (channel: string) => {
+      const turnId = channel.slice(channel.lastIndexOf(':') + 1);
+      void this.pump(turnId);
+    });
+    // After a reconnect the subscriptions are restored by ioredis; events may have been missed meanwhile.
+    subscriber.on('ready', () => {
+      for (const turnId of this.turns.keys()) void this.pump(turnId);
+    });
+  }
+
+  get watching(): number {
+    let count = 0;
+    for (const watch of this.turns.values()) count += watch.watchers.size;
+    return count;
+  }
+
+  /** Delivers the turn's events after `lastId` ('0' = from the start), then live ones. Returns an unwatch function. */
+  async watch(turnId: string, lastId: string, deliver: (event: StreamedEvent) => void): Promise<() => void> {
+    const watcher: Watcher = { lastId, deliver };
+    let watch = this.turns.get(turnId);
+    if (!watch) {
+      watch = { watchers: new Set(), pumping: false, again: false };
+      this.turns.set(turnId, watch);
+      await this.subscriber.subscribe(eventKeys(this.prefix, turnId).channel);
+    }
+    watch.watchers.add(watcher);
+    await this.pump(turnId);
+    return () => {
+      const current = this.turns.get(turnId);
+      if (!current) return;
+      current.watchers.delete(watcher);
+      if (current.watchers.size === 0) {
+        this.turns.delete(turnId);
+        this.subscriber.unsubscribe(eventKeys(this.prefix, turnId).channel).catch(() => undefined);
+      }
+    };
+  }
+
+  /** Re-reads a turn's stream for every watcher; a doorbell during a read schedules one more read. */
+  async pump(turnId: string): Promise<void> {
+    const watch = this.turns.get(turnId);
+    if (!watch) return;
+    if (watch.pumping) {
+      watch.again = true;
+      return;
+    }
+    watch.pumping = true;
+    try {
+      do {
+        watch.again = false;
+        const from = [...watch.watchers].reduce((min, w) => (compareIds(w.lastId, min) < 0 ? w.lastId : min), '9999999999999-0');
+        const entries = (await this.reader.xrange(eventKeys(this.prefix, turnId).stream, `(${from}`, '+')) as StreamEntry[];
+        for (const entry of entries) {
+          const event = entryToEvent(turnId, entry);
+          for (const watcher of watch.watchers) {
+            if (compareIds(event.id, watcher.lastId) > 0) {
+              watcher.lastId = event.id;
+              watcher.deliver(event);
+            }
+          }
+        }
+      } while (watch.again);
+    } catch (error) {
+      this.logger.warn({ err: error, turnId }, 'reading turn events failed');
+    } finally {
+      watch.pumping = false;
+    }
+  }
+
+  async hasStream(turnId: string): Promise<boolean> {
+    return (await this.reader.exists(eventKeys(this.prefix, turnId).stream)) === 1;
+  }
+
+  /** Catch-up read for every watched turn (a safety net against a missed doorbell). */
+  pumpAll(): void {
+    for (const turnId of this.turns.keys()) void this.pump(turnId);
+  }
+}

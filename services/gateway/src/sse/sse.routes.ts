@@ -1,0 +1,61 @@
+import { Router, type Response } from 'express';
+import { isFinal, type Db } from '@assistant/shared';
+import { userOf } from '../http/auth';
+import { notFound } from '../http/errors';
+import { idParam } from '../http/validate';
+import { STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
+
+/** Open SSE responses, so a shutdown can end them (clients reconnect elsewhere with Last-Event-ID). */
+export const openStreams = new Set<Response>();
+
+/** GET /v1/turns/:id/events (CONTRACT §4). */
+export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
+  const router = Router();
+  router.get('/v1/turns/:id/events', async (req, res) => {
+    const userId = userOf(req);
+    const turnId = idParam(req.params.id, 'turn');
+    const found = await db.query('SELECT 1 FROM turns WHERE id = $1 AND user_id = $2', [turnId, userId]);
+    if (found.rowCount === 0) throw notFound('turn');
+
+    const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
+    const lastId = STREAM_ID.test(requested) ? requested : '0-0';
+
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    res.write(': connected\n\n');
+    openStreams.add(res);
+
+    let closed = false;
+    let unwatch: () => void = () => undefined;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      openStreams.delete(res);
+      unwatch();
+      res.end();
+    };
+    const deliver = (event: StreamedEvent) => {
+      if (closed) return;
+      res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
+      if (event.type === 'done') close();
+    };
+    const heartbeat = setInterval(() => {
+      res.write(': keepalive\n\n');
+      void hub.pump(turnId);
+    }, heartbeatMs);
+    req.on('close', close);
+    unwatch = await hub.watch(turnId, lastId, deliver);
+    if (closed) return unwatch();
+    // A finished turn whose events have expired has nothing more to say.
+    const turn = await db.query<{ status: string }>('SELECT status FROM turns WHERE id = $1', [turnId]);
+    if (isFinal(turn.rows[0]?.status ?? '') && !(await hub.hasStream(turnId))) close();
+    return undefined;
+  });
+  return router;
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolResult } from '@assistant/shared';
+import { documentHandlers } from './document.handlers';
+import { folderHandlers } from './folder.handlers';
+import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+
+const harness = new ToolHarness({ ...documentHandlers, create_folder: folderHandlers.create_folder });
+
+/** Every call of this file goes through here: no result, success or not, may show a UUID. */
+async function run(...params: Parameters<typeof harness.run>): Promise<ToolResult> {
+  const result = await harness.run(...params);
+  expect(containsUuidAnywhere(result)).toBe(false);
+  return result;
+}
+
+async function createFolder(user: TestUser, name: string, parent?: string): Promise<string> {
+  const result = await run('create_folder', { name, parent_folder_id: parent }, user);
+  expect(result.success).toBe(true);
+  return result.folder_id as string;
+}
+
+async function createDocument(user: TestUser, title: string, folder?: string, content?: string): Promise<string> {
+  const result = await run('create_document', { title, folder_id: folder, content }, user);
+  expect(result.success).toBe(true);
+  return result.document_id as string;
+}
+
+async function documents(user: TestUser) {
+  const found = await harness.pool.query<{ title: string; title_key: string; folder: string | null }>(
+    `SELECT d.title, d.title_key, f.name AS folder FROM documents d LEFT JOIN folders f ON f.id = d.folder_id
+     WHERE d.user_id = $1 ORDER BY d.created_at`,
+    [user.userId],
+  );
+  return found.rows;
+}
+
+afterAll(async () => {
+  await harness.close();
+});
+
+describe('create_document', () => {
+  it('creates a document in a folder, answering with both refs', async () => {
+    const user = await harness.newUser();
+    await createFolder(user, 'Work');
+    const result = await run('create_document', { title: 'Plan', folder_id: 'work', content: 'Step one' }, user);
+    expect(result).toEqual({
+      success: true,
+      document_id: 'document_1',
+      title: 'Plan',
+      folder_id: 'folder_1',
+      message: 'Document "Plan" created [ID: document_1] in folder "Work" [ID: folder_1].',
+      next_step: 'To rename, move or delete it later, pass document_id="document_1".',
+    });
+    expect(await documents(user)).toEqual([{ title: 'Plan', title_key: 'plan', folder: 'Work' }]);
+  });
+
+  it('creates a document outside any folder, and numbers refs per session', async () => {
+    const user = await harness.newUser();
+    const first = await run('create_document', { title: 'Ideas' }, user);
+    expect(first).not.toHaveProperty('folder_id');
+    expect(first.message).toBe('Document "Ideas" created [ID: document_1].');
+    expect(await createDocument(user, 'Diary')).toBe('document_2');
+  });
+
+  it('inserts one row when a create is retried with the same entity id', async () => {
+    const user = await harness.newUser();
+    const entityId = randomUUID();
+    const first = await run('create_document', { title: 'Plan' }, user, entityId);
+    const retry = await run('create_document', { title: 'Plan' }, user, entityId);
+    expect(retry).toEqual(first);
+    expect(await documents(user)).toHaveLength(1);
+  });
+
+  it('refuses a title already used in the same folder, but not in another one', async () => {
+    const user = await harness.newUser();
+    const work = await createFolder(user, 'Work');
+    await createDocument(user, 'Plan', work);
+    const result = await run('create_document', { title: 'PLAN', folder_id: work }, user);
+    expect(result).toEqual({
+      success: false,
+      error: 'A document titled "Plan" already exists [ID: document_1].',
+      hint: 'Use document_1 instead of creating it again.',
+      document_id: 'document_1',
+    });
+    expect(await createDocument(user, 'Plan')).toBe('document_2');
+  });
+
+  it('refuses an unknown folder, an ambiguous one and a UUID, creating nothing', async () => {
+    const user = await harness.newUser();
+    const work = await createFolder(user, 'Work');
+    const home = await createFolder(user, 'Home');
+    await createFolder(user, 'Notes', work);
+    await createFolder(user, 'Notes', home);
+    const unknown = await run('create_document', { title: 'Plan', folder_id: 'folder_9' }, user);
+    expect(unknown).toMatchObject({ success: false, candidates: expect.arrayContaining([{ ref: 'folder_1', name: 'Work' }]) });
+    const ambiguous = await run('create_document', { title: 'Plan', folder_id: 'notes' }, user);
+    expect(ambiguous.candidates).toEqual([
+      { ref: 'folder_3', name: 'Notes' },
+      { ref: 'folder_4', name: 'Notes' },
+    ]);
+    const uuid = await run('create_document', { title: 'Plan', folder_id: randomUUID() }, user);
+    expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('ref') });
+    expect(await documents(user)).toEqual([]);
+  });
+});
+
+describe('rename_document', () => {
+  it('renames by ref and by title ignoring case and accents, keeping the ref', async () => {
+    const user = await harness.newUser();
+    await createDocument(user, 'Meditação');
+    const byTitle = await run('rename_document', { document_id: 'meditacao', new_title: 'Calma' }, user);
+    expect(byTitle).toMatchObject({ success: true, document_id: 'document_1', title: 'Calma' });
+    expect(byTitle.message).toBe('Document renamed from "Meditação" to "Calma" [ID: document_1].');
+    expect(byTitle.next_step).toContain('document_1');
+    const byRef = await run('rename_document', { document_id: 'document_1', new_title: 'Calm' }, user);
+    expect(byRef).toMatchObject({ success: true, document_id: 'document_1', title: 'Calm' });
+    expect(await documents(user)).toEqual([{ title: 'Calm', title_key: 'calm', folder: null }]);
+  });
+
+  it('refuses the title of another document in the same folder', async () => {
+    const user = await harness.newUser();
+    await createDocument(user, 'Plan');
+    await createDocument(user, 'Draft');
+    const result = await run('rename_document', { document_id: 'Draft', new_title: 'plan' }, user);
+    expect(result).toMatchObject({ success: false, document_id: 'document_2', existing_document_id: 'document_1' });
+    expect(result.error).toContain('[ID: document_1]');
+  });
+
+  it("refuses an unknown title, a UUID and another user's document", async () => {
+    const owner = await harness.newUser();
+    const other = await harness.newUser();
+    await createDocument(owner, 'Secret');
+    await createDocument(other, 'Mine');
+    const unknown = await run('rename_document', { document_id: 'Secret', new_title: 'Ours' }, other);
+    expect(unknown).toMatchObject({ success: false, candidates: [{ ref: 'document_1', name: 'Mine' }] });
+    const uuid = await run('rename_document', { document_id: randomUUID(), new_title: 'Ours' }, other);
+    expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('ref') });
+    expect(await documents(owner)).toEqual([{ title: 'Secret', title_key: 'secret', folder: null }]);
+  });
+});
+
+describe('move_document', () => {
+  it('moves a document into a folder resolved by name, reporting the folder ref', async () => {
+    const user = await harness.newUser();
+    await createDocument(user, 'Plan');
+    await createFolder(user, 'Arquivo Antigo');
+    const result = await run('move_document', { document_id: 'plan', folder_id: 'arquivo antigo' }, user);
+    expect(result).toMatchObject({ success: true, document_id: 'document_1', title: 'Plan', folder_id: 'folder_1' });
+    expect(result.message).toBe('Document "Plan" [ID: document_1] moved to folder "Arquivo Antigo" [ID: folder_1].');
+    expect(result.next_step).toContain('folder_1');
+    expect(await documents(user)).toEqual([{ title: 'Plan', title_key: 'plan', folder: 'Arquivo Antigo' }]);
+  });
+
+  it('refuses to move next to a document with the same title', async () => {
+    const user = await harness.newUser();
+    const archive = await createFolder(user, 'Archive');
+    await createDocument(user, 'Plan', archive);
+    await createDocument(user, 'Plan');
+    const result = await run('move_document', { document_id: 'document_2', folder_id: archive }, user);
+    expect(result).toMatchObject({ success: false, existing_document_id: 'document_1' });
+  });
+
+  it('refuses a folder ref where a document is expected, and an ambiguous title', async () => {
+    const user = await harness.newUser();
+    const a = await createFolder(user, 'A');
+    const b = await createFolder(user, 'B');
+    await createDocument(user, 'Plan', a);
+    await createDocument(user, 'Plan', b);
+    const wrongKind = await run('move_document', { document_id: 'folder_1', folder_id: b }, user);
+    expect(wrongKind).toMatchObject({ success: false, error: expect.stringContaining('not a document') });
+    const ambiguous = await run('move_document', { document_id: 'plan', folder_id: b }, user);
+    expect(ambiguous.candidates).toEqual([
+      { ref: 'document_1', name: 'Plan' },
+      { ref: 'document_2', name: 'Plan' },
+    ]);
+  });
+});
+
+describe('delete_document', () => {
+  it('deletes by title, showing the removed ref, and then no longer finds it', async () => {
+    const user = await harness.newUser();
+    const work = await createFolder(user, 'Work');
+    await createDocument(user, 'Plan', work);
+    const result = await run('delete_document', { document_id: 'PLAN' }, user);
+    expect(result).toMatchObject({ success: true, document_id: 'document_1', title: 'Plan', folder_id: 'folder_1' });
+    expect(result.message).toBe('Document "Plan" deleted [ID: document_1].');
+    expect(result.next_step).toContain('document_1');
+    expect(await documents(user)).toEqual([]);
+    expect(await run('delete_document', { document_id: 'document_1' }, user)).toMatchObject({ success: false });
+  });
+
+  it("does not delete another user's document", async () => {
+    const owner = await harness.newUser();
+    const other = await harness.newUser();
+    await createDocument(owner, 'Plan');
+    expect(await run('delete_document', { document_id: 'Plan' }, other)).toMatchObject({ success: false });
+    expect(await documents(owner)).toHaveLength(1);
+  });
+});
+
+describe('search_documents', () => {
+  it('finds words in titles and content ignoring case and accents, title matches first', async () => {
+    const user = await harness.newUser();
+    const folder = await createFolder(user, 'Health');
+    await createDocument(user, 'Diary', undefined, 'Today I tried MEDITAÇÃO for ten minutes.');
+    await createDocument(user, 'Meditação guiada', folder, 'Breathe.');
+    await createDocument(user, 'Groceries', undefined, 'Milk');
+    const result = await run('search_documents', { query: 'meditacao' }, user);
+    expect(result).toMatchObject({
+      success: true,
+      documents: [
+        { document_id: 'document_2', title: 'Meditação guiada', folder_id: 'folder_1', snippet: 'Breathe.' },
+        { document_id: 'document_1', title: 'Diary', snippet: 'Today I tried MEDITAÇÃO for ten minutes.' },
+      ],
+    });
+    expect(result.message).toBe(
+      'Found 2 documents matching "meditacao":\n- "Meditação guiada" [ID: document_2]\n- "Diary" [ID: document_1]',
+    );
+    expect(await run('search_documents', { query: 'Meditação' }, user)).toMatchObject({
+      documents: [{ document_id: 'document_2' }, { document_id: 'document_1' }],
+    });
+  });
+
+  it("answers no match with an empty list, and never finds another user's documents", async () => {
+    const owner = await harness.newUser();
+    const other = await harness.newUser();
+    await createDocument(owner, 'Secret plan', undefined, 'plan');
+    const result = await run('search_documents', { query: 'plan' }, other);
+    expect(result).toMatchObject({ success: true, documents: [], message: 'No documents match "plan".' });
+  });
+
+  it('returns at most 10 documents, hiding UUIDs that appear in content', async () => {
+    const user = await harness.newUser();
+    for (let i = 1; i <= 12; i += 1) await createDocument(user, `Note ${i}`, undefined, `ref ${randomUUID()} here`);
+    const result = await run('search_documents', { query: 'note' }, user);
+    expect(result.documents).toHaveLength(10);
+  });
+});

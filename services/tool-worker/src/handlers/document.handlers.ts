@@ -1,0 +1,202 @@
+import { fail, nameKey, ok, stripUuids, type Queryable, type ToolResult } from '@assistant/shared';
+import type { ToolContext, ToolHandlers } from './handler';
+
+interface DocumentRow {
+  id: string;
+  title: string;
+  folder_id: string | null;
+}
+
+interface SearchHit extends DocumentRow {
+  snippet: string;
+}
+
+const SEARCH_LIMIT = 10;
+const SEARCH_MAX_WORDS = 10;
+/**
+ * Accented letters and their nameKey() folding, for translate(): content has no folded column.
+ * Capitals are listed too because lower() leaves them alone under a plain "C" collation.
+ */
+const ACCENTED_LOWER = 'àáâãäåāăąçćčďèéêëēėęěìíîïīįñńňòóôõöōőŕřśšşťţùúûüūůűųýÿźżž';
+const ACCENTED = [...ACCENTED_LOWER, ...ACCENTED_LOWER.toUpperCase()];
+const UNACCENTED = ACCENTED.map((letter) => nameKey(letter)).join('');
+
+export const documentHandlers: Pick<
+  ToolHandlers,
+  'create_document' | 'rename_document' | 'move_document' | 'delete_document' | 'search_documents'
+> = {
+  async create_document(args, ctx) {
+    const folder = args.folder_id ? await ctx.refs.resolve('folder', args.folder_id, ctx.db) : undefined;
+    const folderId = folder?.id ?? null;
+    await lockDocumentTitles(ctx);
+    const existing = await findSameTitle(ctx, folderId, args.title, ctx.entityId);
+    if (existing) {
+      const ref = await ctx.refs.refFor('document', existing.id);
+      return fail(`A document titled "${existing.title}" already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
+        document_id: ref,
+      });
+    }
+    await ctx.db.query(
+      `INSERT INTO documents (id, user_id, folder_id, title, title_key, content) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO NOTHING`,
+      [ctx.entityId, ctx.userId, folderId, args.title, nameKey(args.title), args.content ?? ''],
+    );
+    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
+    const fields = await documentFields(ctx, await loadDocument(ctx, ctx.entityId));
+    const where = folder ? ` in folder "${folder.label}" [ID: ${folder.ref}]` : '';
+    return ok(
+      `Document "${fields.title}" created [ID: ${fields.document_id}]${where}.`,
+      fields,
+      `To rename, move or delete it later, pass document_id="${fields.document_id}".`,
+    );
+  },
+
+  async rename_document(args, ctx) {
+    const target = await ctx.refs.resolve('document', args.document_id, ctx.db);
+    await lockDocumentTitles(ctx);
+    const document = await loadDocument(ctx, target.id);
+    const clash = await findSameTitle(ctx, document.folder_id, args.new_title, document.id);
+    if (clash) return await alreadyThere(ctx, target.ref, clash, 'Choose a different title');
+    await ctx.db.query(
+      'UPDATE documents SET title = $3, title_key = $4, updated_at = NOW() WHERE id = $1 AND user_id = $2',
+      [document.id, ctx.userId, args.new_title, nameKey(args.new_title)],
+    );
+    const fields = await documentFields(ctx, { ...document, title: args.new_title });
+    return ok(
+      `Document renamed from "${document.title}" to "${args.new_title}" [ID: ${fields.document_id}].`,
+      fields,
+      `Its ref is still ${fields.document_id}.`,
+    );
+  },
+
+  async move_document(args, ctx) {
+    const target = await ctx.refs.resolve('document', args.document_id, ctx.db);
+    const folder = await ctx.refs.resolve('folder', args.folder_id, ctx.db);
+    await lockDocumentTitles(ctx);
+    const document = await loadDocument(ctx, target.id);
+    const fields = await documentFields(ctx, { ...document, folder_id: folder.id });
+    const destination = `folder "${folder.label}" [ID: ${folder.ref}]`;
+    if (document.folder_id === folder.id) {
+      return ok(`Document "${document.title}" [ID: ${target.ref}] is already in ${destination}.`, fields);
+    }
+    // Moving must not create the duplicate that create_document refuses.
+    const clash = await findSameTitle(ctx, folder.id, document.title, document.id);
+    if (clash) return await alreadyThere(ctx, target.ref, clash, 'Rename one of them first');
+    await ctx.db.query('UPDATE documents SET folder_id = $3, updated_at = NOW() WHERE id = $1 AND user_id = $2', [
+      document.id,
+      ctx.userId,
+      folder.id,
+    ]);
+    return ok(
+      `Document "${document.title}" [ID: ${target.ref}] moved to ${destination}.`,
+      fields,
+      `To see everything in it, call get_folder_contents with folder_id="${folder.ref}".`,
+    );
+  },
+
+  async delete_document(args, ctx) {
+    const target = await ctx.refs.resolve('document', args.document_id, ctx.db);
+    const document = await loadDocument(ctx, target.id);
+    await ctx.db.query('DELETE FROM documents WHERE id = $1 AND user_id = $2', [document.id, ctx.userId]);
+    return ok(
+      `Document "${document.title}" deleted [ID: ${target.ref}].`,
+      await documentFields(ctx, document),
+      `${target.ref} no longer exists; do not use it again.`,
+    );
+  },
+
+  async search_documents(args, ctx) {
+    const hits = await findDocuments(ctx.db, ctx.userId, args.query);
+    if (hits.length === 0) {
+      return ok(`No documents match "${args.query}".`, { documents: [] }, 'Try other words, or create the document with create_document.');
+    }
+    const refs = await ctx.refs.refsFor(
+      'document',
+      hits.map((hit) => hit.id),
+    );
+    const folderRefs = await ctx.refs.refsFor(
+      'folder',
+      hits.flatMap((hit) => (hit.folder_id ? [hit.folder_id] : [])),
+    );
+    const documents = hits.map((hit) => ({
+      document_id: refs.get(hit.id) as string,
+      title: hit.title,
+      ...(hit.folder_id ? { folder_id: folderRefs.get(hit.folder_id) as string } : {}),
+      snippet: hit.snippet,
+    }));
+    const lines = documents.map((doc) => `- "${doc.title}" [ID: ${doc.document_id}]`);
+    return ok(
+      [`Found ${documents.length} document${documents.length === 1 ? '' : 's'} matching "${args.query}":`, ...lines].join('\n'),
+      { documents },
+      'To rename, move or delete one, pass its document_id.',
+    );
+  },
+};
+
+/**
+ * Word search until full-text search replaces it: a document matches when any word of the query
+ * is in its folded title or its lowercased, unaccented content; title matches rank first.
+ */
+async function findDocuments(db: Queryable, userId: string, query: string): Promise<SearchHit[]> {
+  const words = [...new Set(nameKey(query).split(' '))].filter((word) => word !== '').slice(0, SEARCH_MAX_WORDS);
+  if (words.length === 0) return [];
+  const found = await db.query<SearchHit>(
+    `SELECT d.id, d.title, d.folder_id,
+            substr(d.content, greatest(coalesce(s.first_hit, 1) - 60, 1), 200) AS snippet
+     FROM documents d
+     CROSS JOIN LATERAL (SELECT translate(lower(d.content), $4, $5) AS folded) c
+     CROSS JOIN LATERAL (
+       SELECT count(*) FILTER (WHERE strpos(d.title_key, w) > 0) AS title_hits,
+              count(*) FILTER (WHERE strpos(c.folded, w) > 0) AS content_hits,
+              min(nullif(strpos(c.folded, w), 0)) AS first_hit
+       FROM unnest($2::text[]) AS w
+     ) s
+     WHERE d.user_id = $1 AND (s.title_hits > 0 OR s.content_hits > 0)
+     ORDER BY (d.title_key = $3) DESC, s.title_hits DESC, s.content_hits DESC, d.updated_at DESC
+     LIMIT ${SEARCH_LIMIT}`,
+    [userId, words, nameKey(query), ACCENTED.join(''), UNACCENTED],
+  );
+  // Content is the user's free text: keep snippets short, on one line, and free of UUIDs.
+  return found.rows.map((row) => ({ ...row, snippet: stripUuids(row.snippet.replace(/\s+/g, ' ').trim()) }));
+}
+
+/** Serialises one user's title changes: two parallel creates of "Plan" must not both pass the check. */
+async function lockDocumentTitles(ctx: ToolContext): Promise<void> {
+  await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`documents:${ctx.userId}`]);
+}
+
+/** A document with the same folded title in the same folder (or also outside any), other than exceptId. */
+async function findSameTitle(ctx: ToolContext, folderId: string | null, title: string, exceptId: string) {
+  const found = await ctx.db.query<DocumentRow>(
+    `SELECT id, title, folder_id FROM documents
+     WHERE user_id = $1 AND folder_id IS NOT DISTINCT FROM $2::uuid AND title_key = $3 AND id <> $4
+     ORDER BY created_at LIMIT 1`,
+    [ctx.userId, folderId, nameKey(title), exceptId],
+  );
+  return found.rows[0];
+}
+
+async function alreadyThere(ctx: ToolContext, ref: string, clash: DocumentRow, advice: string): Promise<ToolResult> {
+  const existing = await ctx.refs.refFor('document', clash.id);
+  return fail(
+    `Another document titled "${clash.title}" already exists in that folder [ID: ${existing}].`,
+    `${advice}, or use ${existing} if that is the document you meant.`,
+    { document_id: ref, existing_document_id: existing },
+  );
+}
+
+async function loadDocument(ctx: ToolContext, id: string): Promise<DocumentRow> {
+  const found = await ctx.db.query<DocumentRow>(
+    'SELECT id, title, folder_id FROM documents WHERE id = $1 AND user_id = $2',
+    [id, ctx.userId],
+  );
+  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
+  if (!found.rows[0]) throw new Error('document row not found for this user');
+  return found.rows[0];
+}
+
+async function documentFields(ctx: ToolContext, document: DocumentRow) {
+  const document_id = await ctx.refs.refFor('document', document.id);
+  const folder_id = document.folder_id ? await ctx.refs.refFor('folder', document.folder_id) : undefined;
+  return { document_id, title: document.title, ...(folder_id ? { folder_id } : {}) };
+}

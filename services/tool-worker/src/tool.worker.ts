@@ -1,0 +1,26 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { ZodError } from 'zod';
+import { parseJob, type Runtime } from '@assistant/shared';
+import { ToolRunner } from './run-tool';
+
+/** The tool-calls processor. Infrastructure errors are retried by the queue; the last attempt fails the task. */
+export function createToolProcessor(runtime: Runtime) {
+  const runner = new ToolRunner(runtime);
+  return async function processToolJob(job: Job): Promise<void> {
+    let taskId: string;
+    try {
+      ({ taskId } = parseJob('tool-calls', job.name, job.data) as { taskId: string });
+    } catch (error) {
+      if (error instanceof ZodError) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+    try {
+      await runner.run(taskId);
+    } catch (error) {
+      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
+      runtime.logger.error({ err: error, taskId }, 'tool job out of attempts');
+      const task = await runner.load(taskId);
+      if (task?.status === 'in_progress') await runner.giveUp(task, 'the tool worker could not run it');
+    }
+  };
+}
