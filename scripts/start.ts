@@ -9,7 +9,7 @@ import { ConfigError, migrate, parseConfig, redactUrl } from '@assistant/shared'
  * `npm start`: migrate, then run the gateway, the agent worker and the tool worker as separate
  * processes with prefixed logs; restart one that dies; stop them all on Ctrl-C.
  */
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '../..');
 const DATA_DIR = path.join(ROOT, '.data');
 const SERVICES = ['gateway', 'agent-worker', 'tool-worker'] as const;
 const COLORS: Record<string, string> = { gateway: '36', 'agent-worker': '35', 'tool-worker': '33' };
