@@ -6,6 +6,8 @@ const moduleNameMapper = { '^@assistant/shared$': '<rootDir>/packages/shared/src
 
 module.exports = {
   globalSetup: '<rootDir>/tests/setup/global-setup.js',
+  // End-to-end tests wait for real processes (a killed worker's job is taken over after JOB_LOCK_MS).
+  testTimeout: 60_000,
   globalTeardown: '<rootDir>/tests/setup/global-teardown.js',
   projects: [
     {

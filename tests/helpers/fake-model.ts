@@ -31,7 +31,7 @@ export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promi
  * streaming and tool-call code paths are exercised. Every raw request body is recorded.
  */
 export class FakeModel {
-  readonly requests: { raw: string; body: ChatRequestBody }[] = [];
+  readonly requests: { raw: string; body: ChatRequestBody; startedAt: number; endedAt?: number }[] = [];
   script: Script = () => ({ content: 'ok' });
   private server?: http.Server;
   private port = 0;
@@ -61,7 +61,8 @@ export class FakeModel {
   private async answer(raw: string, res: http.ServerResponse): Promise<void> {
     const body = JSON.parse(raw) as ChatRequestBody;
     const index = this.requests.length;
-    this.requests.push({ raw, body });
+    const record: (typeof this.requests)[number] = { raw, body, startedAt: Date.now() };
+    this.requests.push(record);
     let reply: FakeReply;
     try {
       reply = await this.script(body, index);
@@ -72,6 +73,7 @@ export class FakeModel {
     if (reply.status) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: reply.content ?? 'fake error', type: 'fake' } }));
+      record.endedAt = Date.now();
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -99,10 +101,35 @@ export class FakeModel {
     });
     chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
     res.end('data: [DONE]\n\n');
+    record.endedAt = Date.now();
   }
 }
 
 /** The last message of a request, and whether it is the user's (a new turn) or tool results. */
 export function lastMessage(body: ChatRequestBody) {
   return body.messages[body.messages.length - 1] ?? { role: 'none', content: '' };
+}
+
+/** The text of the turn's user message (the last user message of the request). */
+export function userText(body: ChatRequestBody): string {
+  for (let i = body.messages.length - 1; i >= 0; i--) {
+    const message = body.messages[i];
+    if (message?.role === 'user') return String(message.content);
+  }
+  return '';
+}
+
+/** Routes each request to the script whose key starts the turn's user message. */
+export function byUserText(routes: Record<string, Script>): Script {
+  return (body, index) => {
+    const text = userText(body);
+    const key = Object.keys(routes).find((prefix) => text.startsWith(prefix));
+    if (!key) return { content: `no script for "${text}"` };
+    return (routes[key] as Script)(body, index);
+  };
+}
+
+/** True when the request carries tool results after the turn's user message (a follow-up step). */
+export function afterTools(body: ChatRequestBody): boolean {
+  return lastMessage(body).role === 'tool';
 }

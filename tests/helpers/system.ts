@@ -96,6 +96,13 @@ export class TestSystem {
     return code;
   }
 
+  /** Starts every process again with the same settings (same port, database and prefix). */
+  async restart(): Promise<void> {
+    await this.stop();
+    for (const service of SERVICES) this.spawn(service);
+    await this.waitReady();
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.processes.keys()].map((name) => this.signal(name, 'SIGTERM')));
   }

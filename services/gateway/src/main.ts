@@ -27,8 +27,11 @@ handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
   // Stop intake, then end open event streams: their clients resume elsewhere with Last-Event-ID.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   for (const res of openStreams) res.end();
+  // Keep-alive connections turn idle as their last response ends; close each as soon as it does.
+  const sweeper = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
   await closed;
+  clearInterval(sweeper);
   await Promise.all([reader.quit(), subscriber.quit()]).catch(() => undefined);
   await runtime.close();
 });

@@ -62,10 +62,12 @@ async function skipOpenTasks(client: DbClient, turn: LockedTurn, reason: string)
 }
 
 /** The entries that end a turn: its final events, then the job that starts the session's next turn. */
+// The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
+// ('lane.<id>'): BullMQ would silently drop a second job with the same id.
 export function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
   return [
     outboxEvent({ type: 'done', status }),
-    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('lane', turnId) }),
+    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) }),
   ];
 }
 

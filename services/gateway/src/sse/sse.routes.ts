@@ -49,7 +49,7 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
       res.write(': keepalive\n\n');
       void hub.pump(turnId);
     }, heartbeatMs);
-    req.on('close', close);
+    res.on('close', close);
     unwatch = await hub.watch(turnId, lastId, deliver);
     if (closed) return unwatch();
     // A finished turn whose events have expired has nothing more to say.

@@ -1,0 +1,267 @@
+import type pg from 'pg';
+import { Api, type StreamEvent } from './helpers/api';
+import { testDb } from './helpers/db';
+import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
+import { TestSystem } from './helpers/system';
+
+/**
+ * The user stays in control (CONTRACT §5): approvals, limits, autonomous failures, crash
+ * safety and per-session order, through the real processes.
+ */
+const model = new FakeModel();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+beforeAll(async () => {
+  await model.start();
+  db = testDb();
+  // "Broken…" folders always fail; "Sleepy…" folders take 2 s to insert.
+  await db.query(`
+    CREATE OR REPLACE FUNCTION test_control_faults() RETURNS trigger AS $$
+    BEGIN
+      IF NEW.name LIKE 'Broken%' THEN RAISE EXCEPTION 'injected failure'; END IF;
+      IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql;
+    DROP TRIGGER IF EXISTS test_control_faults ON folders;
+    CREATE TRIGGER test_control_faults BEFORE INSERT ON folders FOR EACH ROW EXECUTE FUNCTION test_control_faults();
+  `);
+  model.script = byUserText({
+    'manual:': (body) =>
+      afterTools(body)
+        ? { content: 'Here is what I did.' }
+        : {
+            toolCalls: [
+              { name: 'create_folder', arguments: { name: userText(body).slice('manual: '.length) } },
+              { name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } },
+            ],
+          },
+    'loop:': () => ({ content: 'Still working.', toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
+    'same:': () => ({ toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
+    'broken:': (body) =>
+      afterTools(body)
+        ? { content: 'Sorry.' }
+        : {
+            toolCalls: [
+              { name: 'create_folder', arguments: { name: 'Broken box' } },
+              { name: 'create_folder', arguments: { name: 'Never made' } },
+            ],
+          },
+    'sleepy:': (body) =>
+      afterTools(body) ? { content: 'Made it.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
+    'order:': () => ({ content: 'ok', delayMs: 150 }),
+  });
+  await system.start({ env: { OPENAI_BASE_URL: model.url } });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await model.stop();
+  await db.query('DROP TRIGGER IF EXISTS test_control_faults ON folders');
+  await db.end();
+});
+
+async function userWithInbox(preferences: Record<string, unknown> = {}) {
+  const user = await api.createUser(system.adminToken);
+  await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
+  if (Object.keys(preferences).length > 0) expect((await user.patch('/v1/preferences', preferences)).status).toBe(200);
+  return user;
+}
+
+const types = (events: StreamEvent[]) => events.map((event) => event.event);
+const folderCount = async (userId: string, name: string) =>
+  (await db.query('SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1 AND name = $2', [userId, name])).rows[0].n;
+
+describe('manual mode', () => {
+  it('runs the read-only tool at once, waits for approval of the other, and completes when approved', async () => {
+    const user = await userWithInbox();
+    const { turn_id: turnId } = await user.send('manual: Projects');
+    const waiting = await user.events(turnId, { until: (event) => event.event === 'task_update' && event.data.status === 'completed' });
+    expect(types(waiting)).toEqual(['turn_started', 'task_list', 'tool_approval_request', 'task_update', 'tool_start', 'tool_complete', 'task_update']);
+    const request = waiting[2] as StreamEvent;
+    expect(request.data).toMatchObject({ task_id: 'task_1', tool_name: 'create_folder', arguments: { name: 'Projects' } });
+    expect(waiting[4]?.data).toMatchObject({ task_id: 'task_2', tool_name: 'get_folder_contents' });
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+    expect(await folderCount(user.userId, 'Projects')).toBe(0);
+
+    const pending = await user.get('/v1/approvals?status=pending');
+    expect(pending.body).toHaveLength(1);
+    expect(pending.body[0]).toMatchObject({ id: request.data.approval_id, task_id: 'task_1', tool_name: 'create_folder', status: 'pending' });
+
+    expect((await user.post(`/v1/approvals/${request.data.approval_id}`, { decision: 'approve' })).status).toBe(200);
+    const rest = await user.events(turnId, { lastEventId: waiting.at(-1)?.id });
+    expect(types(rest).slice(0, 5)).toEqual(['tool_approved', 'task_update', 'tool_start', 'tool_complete', 'task_update']);
+    expect(rest.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Projects')).toBe(1);
+    expect((await user.post(`/v1/approvals/${request.data.approval_id}`, { decision: 'reject' })).status).toBe(409);
+  });
+
+  it('skips a rejected task, tells the model, changes nothing and completes', async () => {
+    const user = await userWithInbox();
+    const { turn_id: turnId } = await user.send('manual: Rejected');
+    const waiting = await user.events(turnId, { until: (event) => event.event === 'tool_approval_request' });
+    const approvalId = waiting.at(-1)?.data.approval_id;
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+    expect((await user.post(`/v1/approvals/${approvalId}`, { decision: 'reject' })).status).toBe(200);
+    const events = await user.events(turnId);
+    expect(types(events)).toEqual(expect.arrayContaining(['tool_rejected']));
+    expect(events.find((event) => event.event === 'task_update' && event.data.task_id === 'task_1')?.data.status).toBe('skipped');
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Rejected')).toBe(0);
+    const followUp = model.requests.filter((r) => userText(r.body) === 'manual: Rejected' && afterTools(r.body)).at(-1);
+    expect(followUp?.raw).toContain('rejected');
+  });
+
+  it('keeps a turn waiting for approval across a restart of every process', async () => {
+    const user = await userWithInbox();
+    const { turn_id: turnId } = await user.send('manual: Survivor');
+    await user.events(turnId, { until: (event) => event.event === 'tool_approval_request' });
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+
+    await system.restart();
+
+    const [approval] = (await user.get('/v1/approvals?status=pending')).body;
+    expect((await user.post(`/v1/approvals/${approval.id}`, { decision: 'approve' })).status).toBe(200);
+    const events = await user.events(turnId);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Survivor')).toBe(1);
+  });
+});
+
+describe('limits', () => {
+  it('ends limit_reached after max_iterations model calls, the last one without tools', async () => {
+    const user = await userWithInbox({ autonomous_mode: true, max_iterations: 2 });
+    const before = model.requests.length;
+    const { events } = await user.converse('loop: keep going');
+    const calls = model.requests.slice(before).filter((r) => userText(r.body) === 'loop: keep going');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.body.tools?.length).toBeGreaterThan(0);
+    expect(calls[1]?.body.tools ?? []).toHaveLength(0);
+    expect(types(events).slice(-3)).toEqual(['message', 'iteration_limit', 'done']);
+    expect(events.find((event) => event.event === 'iteration_limit')?.data.max_iterations).toBe(2);
+    expect(events.at(-1)?.data.status).toBe('limit_reached');
+  });
+
+  it('refuses max_iterations outside 1..50 and changes nothing', async () => {
+    const user = await api.createUser(system.adminToken);
+    for (const value of [0, 51, 2.5, '10']) {
+      const res = await user.patch('/v1/preferences', { max_iterations: value });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toBeDefined();
+    }
+    expect((await user.patch('/v1/preferences', { autonomous_mode: true, max_iterations: 99 })).status).toBe(400);
+    expect((await user.get('/v1/preferences')).body).toMatchObject({ max_iterations: 15, autonomous_mode: false });
+  });
+
+  it('stops three identical consecutive tool calls with an explanation', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { events } = await user.converse('same: again and again');
+    expect(events.filter((event) => event.event === 'tool_start')).toHaveLength(2);
+    expect(String(events.find((event) => event.event === 'message')?.data.content)).toMatch(/get_folder_contents/);
+    expect(events.at(-1)?.data.status).toBe('limit_reached');
+  });
+});
+
+describe('autonomous mode', () => {
+  it('asks whether to continue after a tool fails twice, and stops when told to', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { turn_id: turnId } = await user.send('broken: please');
+    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
+    expect(types(asked)).toEqual(expect.arrayContaining(['tool_retry', 'tool_failed', 'ask_user_continue']));
+    expect(asked.at(-1)?.data.remaining_tasks).toEqual(['task_2']);
+    expect((await user.get(`/v1/turns/${turnId}`)).body.status).toBe('awaiting_user');
+
+    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: false })).status).toBe(202);
+    const rest = await user.events(turnId, { lastEventId: asked.at(-1)?.id });
+    expect(rest.find((event) => event.event === 'task_update')?.data).toMatchObject({ task_id: 'task_2', status: 'skipped' });
+    expect(rest.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Never made')).toBe(0);
+    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(409);
+  });
+
+  it('goes on with the remaining tasks when told to continue', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { turn_id: turnId } = await user.send('broken: again');
+    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
+    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
+    const rest = await user.events(turnId, { lastEventId: asked.at(-1)?.id });
+    expect(rest.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Never made')).toBe(1);
+  });
+
+  it('cancels a turn that waits, skipping what is left', async () => {
+    const user = await userWithInbox();
+    const { turn_id: turnId } = await user.send('manual: Cancelled');
+    await user.events(turnId, { until: (event) => event.event === 'tool_approval_request' });
+    expect((await user.post(`/v1/turns/${turnId}/cancel`)).status).toBe(202);
+    const events = await user.events(turnId);
+    expect(events.at(-1)?.data.status).toBe('cancelled');
+    expect((await user.get(`/v1/turns/${turnId}`)).body.status).toBe('cancelled');
+    expect((await user.post(`/v1/turns/${turnId}/cancel`)).status).toBe(409);
+    expect(await folderCount(user.userId, 'Cancelled')).toBe(0);
+  });
+});
+
+describe('crash safety', () => {
+  it('finishes a turn on a new agent worker after kill -9 of the old one, the row created once', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { turn_id: turnId } = await user.send('sleepy: Sleepy agent');
+    await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+    await system.signal('agent-worker', 'SIGKILL');
+    system.spawn('agent-worker');
+    const events = await user.events(turnId, { timeoutMs: 30_000 });
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(await folderCount(user.userId, 'Sleepy agent')).toBe(1);
+  });
+
+  it('re-runs a tool on a new tool worker after kill -9 mid-tool, the row created once', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { turn_id: turnId } = await user.send('sleepy: Sleepy tool');
+    const started = await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+    await system.signal('tool-worker', 'SIGKILL');
+    system.spawn('tool-worker');
+    const events = await user.events(turnId, { lastEventId: started.at(-1)?.id, timeoutMs: 30_000 });
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(events.filter((event) => event.event === 'tool_complete')).toHaveLength(1);
+    expect(await folderCount(user.userId, 'Sleepy tool')).toBe(1);
+  });
+});
+
+describe('per-session order', () => {
+  it('runs five messages to one session one after another, in sending order', async () => {
+    const user = await api.createUser(system.adminToken);
+    const texts = [1, 2, 3, 4, 5].map((n) => `order: same session ${n}`);
+    const turns = [];
+    for (const text of texts) turns.push(await user.send(text));
+    expect((await user.get(`/v1/turns/${turns[4]?.turn_id}`)).body.status).toBe('queued');
+    for (const turn of turns) expect((await user.events(turn.turn_id)).at(-1)?.data.status).toBe('completed');
+
+    const seen = model.requests.filter((r) => texts.includes(userText(r.body)));
+    expect(seen.map((r) => userText(r.body))).toEqual(texts);
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]?.startedAt).toBeGreaterThanOrEqual(seen[i - 1]?.endedAt ?? Infinity);
+    }
+  });
+
+  it('runs messages to five sessions in parallel', async () => {
+    const user = await api.createUser(system.adminToken);
+    const sends = [1, 2, 3, 4, 5].map((n) => user.send(`order: parallel ${n}`, `agent:main:api:direct:peer${n}`));
+    const turns = await Promise.all(sends);
+    await Promise.all(turns.map((turn) => user.events(turn.turn_id)));
+    const seen = model.requests.filter((r) => userText(r.body).startsWith('order: parallel'));
+    expect(seen).toHaveLength(5);
+    const overlapping = seen.some((a) => seen.some((b) => a !== b && a.startedAt < (b.endedAt ?? 0) && b.startedAt < (a.endedAt ?? 0)));
+    expect(overlapping).toBe(true);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
