@@ -10,6 +10,7 @@ import {
   ToolInputError,
   withTransaction,
   type DbClient,
+  type OutboxEntry,
   type Runtime,
   type ToolName,
   type ToolResult,
@@ -141,6 +142,7 @@ export class ToolRunner {
     const { db } = this.runtime;
     const handler = toolHandlers[task.tool_name as ToolName] as ToolHandler<ToolName>;
     const controller = new AbortController();
+    const afterCommit: OutboxEntry[] = [];
     const client = await db.connect();
     let discard = false;
     try {
@@ -154,13 +156,14 @@ export class ToolRunner {
         refs: new RefRegistry(db, task.session_id, task.user_id),
         entityId: task.entity_id,
         signal: controller.signal,
+        afterCommit: (entry) => afterCommit.push(entry),
       });
       const result = await raceDeadline(work, timeoutMs, controller);
       if (result === TIMED_OUT) {
         discard = true;
         return { kind: 'timeout' };
       }
-      await this.complete(client, task, result, null);
+      await this.complete(client, task, result, null, afterCommit);
       await client.query('COMMIT');
       return { kind: 'done' };
     } catch (error) {
@@ -179,7 +182,13 @@ export class ToolRunner {
   }
 
   /** Finishes the task inside `client`'s transaction and queues its events and the next turn step. */
-  private async complete(client: DbClient, task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | null): Promise<void> {
+  private async complete(
+    client: DbClient,
+    task: ToolTask,
+    result: ToolResult,
+    failure: 'invalid' | 'error' | null,
+    afterCommit: OutboxEntry[] = [],
+  ): Promise<void> {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
@@ -206,6 +215,7 @@ export class ToolRunner {
         ...(error ? { error } : {}),
         duration_ms: durationMs,
       }),
+      ...afterCommit,
       outboxJob('agent-turns', 'advance', { turnId: task.turn_id }),
     ]);
   }

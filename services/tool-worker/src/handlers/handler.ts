@@ -1,4 +1,4 @@
-import type { DbClient, RefRegistry, ToolArgs, ToolName, ToolResult } from '@assistant/shared';
+import type { DbClient, OutboxEntry, RefRegistry, ToolArgs, ToolName, ToolResult } from '@assistant/shared';
 
 /** What a tool handler gets besides its validated arguments. */
 export interface ToolContext {
@@ -12,6 +12,11 @@ export interface ToolContext {
   entityId: string;
   /** Aborted when the tool times out; the transaction is then rolled back. */
   signal: AbortSignal;
+  /**
+   * Queues a job (built with outboxJob) to be enqueued only if this call commits, for side
+   * effects outside PostgreSQL such as scheduling a reminder.
+   */
+  afterCommit(entry: OutboxEntry): void;
 }
 
 export type ToolHandler<N extends ToolName> = (args: ToolArgs<N>, ctx: ToolContext) => Promise<ToolResult>;

@@ -7,6 +7,7 @@ import {
   UUID_PATTERN,
   type ToolArgs,
   type ToolName,
+  type OutboxEntry,
   type ToolResult,
 } from '@assistant/shared';
 import type { ToolContext, ToolHandler, ToolHandlers } from './handler';
@@ -57,6 +58,7 @@ export class ToolHarness<K extends ToolName> {
         refs: new RefRegistry(this.pool, user.sessionId, user.userId),
         entityId,
         signal: new AbortController().signal,
+        afterCommit: (entry) => this.scheduled.push(entry),
       };
       try {
         const result = await handler(args, ctx);
@@ -71,6 +73,9 @@ export class ToolHarness<K extends ToolName> {
       client.release();
     }
   }
+
+  /** What handlers asked to enqueue after commit, in order. */
+  readonly scheduled: OutboxEntry[] = [];
 
   async close(): Promise<void> {
     await this.pool.end();
