@@ -46,6 +46,8 @@ export const configSchema = z
     SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
     /** SSE comment lines keep proxies from closing idle streams (CONTRACT §4: at least every 15 s). */
     SSE_HEARTBEAT_MS: int(15_000, 100, 15_000),
+    /** Messages a user may send per minute (POST /v1/messages), across all gateways; 0 = no limit. */
+    RATE_LIMIT_MESSAGES_PER_MINUTE: int(60, 0, 100_000),
     LOG_LEVEL: optionalString
       .transform((v) => v ?? 'info')
       .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),

@@ -86,11 +86,15 @@ return id
 const LIVE_TTL_SECONDS = 14 * 86_400;
 const MAX_STREAM_LENGTH = 100_000;
 
+/** Told about every event actually appended (not duplicates): metrics hang off this. */
+export type EventObserver = (turnId: string, event: TurnEventInput) => void;
+
 export class EventWriter {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly retentionSeconds: number,
+    private readonly observer: EventObserver = () => undefined,
   ) {}
 
   /** Returns the stream entry id, or null when the event was a duplicate or came after `done`. */
@@ -110,6 +114,7 @@ export class EventWriter {
       MAX_STREAM_LENGTH,
       keys.channel,
     )) as string | null;
+    if (id !== null) this.observer(turnId, event);
     return id;
   }
 }

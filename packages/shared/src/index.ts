@@ -19,3 +19,4 @@ export * from './context/system-prompt';
 export * from './context/history';
 export * from './runtime';
 export * from './worker-process';
+export * from './metrics';

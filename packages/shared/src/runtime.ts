@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
 import { createDb, pingDb, type Db } from './db';
-import { EventWriter } from './events';
+import { EventWriter, type EventObserver } from './events';
+import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
 import { createQueues, type Queues } from './queues';
 import { createClientRedis, pingRedis, type Redis } from './redis';
@@ -17,6 +18,7 @@ export interface Runtime {
   queues: Queues;
   events: EventWriter;
   outbox: OutboxPublisher;
+  metrics: SharedMetrics;
   /** Throws naming what failed when PostgreSQL or Redis does not answer within 1 s. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -28,7 +30,8 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   const redis = createClientRedis(config.REDIS_URL);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);
-  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS);
+  const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
+  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, eventMetrics(metrics, db));
   return {
     config,
     logger,
@@ -37,6 +40,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     queues,
     events,
     outbox: new OutboxPublisher(db, events, queues),
+    metrics,
     checkReady: async () => {
       const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);
       const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(Boolean);
@@ -47,6 +51,26 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       await redis.quit().catch(() => undefined);
       await db.end().catch(() => undefined);
     },
+  };
+}
+
+/** Turn and tool counters come from the events themselves, counted once when first appended. */
+function eventMetrics(metrics: SharedMetrics, db: Db): EventObserver {
+  return (turnId, event) => {
+    if (event.type === 'done') {
+      metrics.inc('assistant_turns_total', { status: event.status });
+      db.query<{ seconds: number }>('SELECT EXTRACT(EPOCH FROM NOW() - created_at)::float8 AS seconds FROM turns WHERE id = $1', [turnId])
+        .then((found) => {
+          const seconds = found.rows[0]?.seconds;
+          if (seconds !== undefined) metrics.observe('assistant_turn_duration_seconds', {}, seconds);
+        })
+        .catch(() => undefined);
+    } else if (event.type === 'tool_complete') {
+      const success = event.result.startsWith('{"success":true');
+      metrics.inc('assistant_tool_calls_total', { tool: event.tool_name, outcome: success ? 'success' : 'invalid' });
+    } else if (event.type === 'tool_failed') {
+      metrics.inc('assistant_tool_calls_total', { tool: event.tool_name, outcome: 'error' });
+    }
   };
 }
 

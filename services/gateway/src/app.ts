@@ -2,6 +2,8 @@ import express from 'express';
 import type { Runtime } from '@assistant/shared';
 import { requireUser } from './http/auth';
 import { errorHandler, notFoundRoute } from './http/errors';
+import { bullBoardRoutes } from './observability/bull-board';
+import { createGatewayMetrics } from './observability/metrics.routes';
 import { approvalRoutes } from './routes/approvals.routes';
 import { healthRoutes } from './routes/health.routes';
 import { messageRoutes } from './routes/messages.routes';
@@ -10,7 +12,7 @@ import { sessionRoutes } from './routes/sessions.routes';
 import { turnRoutes } from './routes/turns.routes';
 import { userRoutes } from './routes/users.routes';
 import type { EventHub } from './sse/event-hub';
-import { sseRoutes } from './sse/sse.routes';
+import { openStreams, sseRoutes } from './sse/sse.routes';
 
 export const BODY_LIMIT = '1mb';
 
@@ -24,7 +26,11 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
+  const metrics = createGatewayMetrics(runtime, () => openStreams.size);
+  app.use(metrics.track);
   app.use(healthRoutes(runtime));
+  app.use(metrics.router);
+  app.use(bullBoardRoutes(runtime));
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
   const authenticate = requireUser(runtime.db);

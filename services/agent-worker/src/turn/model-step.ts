@@ -1,5 +1,5 @@
-import { modelTools, type EventWriter, type Db } from '@assistant/shared';
-import type { ChatModel, ToolCall } from '../llm/chat-model';
+import { modelTools, type Db, type EventWriter, type SharedMetrics } from '@assistant/shared';
+import type { ChatModel, ChatRequest, ChatResponse, ToolCall } from '../llm/chat-model';
 import { buildModelMessages } from './context';
 import { callSignature, parseArguments, type TurnTransitions } from './transitions';
 import type { TurnState } from './turn-state';
@@ -14,6 +14,7 @@ export interface ModelStepDeps {
   model: ChatModel;
   defaultModel: string;
   historyTokenBudget: number;
+  metrics: SharedMetrics;
 }
 
 /**
@@ -27,7 +28,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
 
   const last = turn.iterations + 1 >= turn.max_iterations;
   const messages = await buildModelMessages(deps.db, turn, deps.historyTokenBudget);
-  const response = await deps.model.complete({
+  const response = await measuredCall(deps, {
     model: turn.model ?? deps.defaultModel,
     messages,
     tools: last ? [] : modelTools,
@@ -76,4 +77,22 @@ async function repeatedCall(transitions: TurnTransitions, turnId: string, calls:
     if (window.every((signature) => signature === window[0])) return window[0]?.split(' ')[0];
   }
   return undefined;
+}
+
+async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {
+  const started = performance.now();
+  try {
+    const response = await deps.model.complete(request);
+    deps.metrics.inc('assistant_model_calls_total', { outcome: 'success' });
+    if (response.usage) {
+      deps.metrics.inc('assistant_model_tokens_total', { kind: 'prompt' }, response.usage.promptTokens);
+      deps.metrics.inc('assistant_model_tokens_total', { kind: 'completion' }, response.usage.completionTokens);
+    }
+    return response;
+  } catch (error) {
+    deps.metrics.inc('assistant_model_calls_total', { outcome: 'error' });
+    throw error;
+  } finally {
+    deps.metrics.observe('assistant_model_call_duration_seconds', {}, (performance.now() - started) / 1000);
+  }
 }

@@ -21,6 +21,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
     model,
     defaultModel: config.OPENAI_MODEL,
     historyTokenBudget: config.HISTORY_TOKEN_BUDGET,
+    metrics: runtime.metrics,
   };
 
   /** Publishes what the turn owes, then takes decisions until the turn waits for something else. */

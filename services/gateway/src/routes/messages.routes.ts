@@ -4,6 +4,7 @@ import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/sha
 import { userOf } from '../http/auth';
 import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
+import { rateLimit } from '../http/rate-limit';
 import { submitMessage } from '../turns/submit-message';
 
 export const MAX_MESSAGE_CHARS = 16_000;
@@ -15,7 +16,9 @@ export const postMessageBody = z.strictObject({
 
 export function messageRoutes(runtime: Runtime): Router {
   const router = Router();
-  router.post('/v1/messages', async (req, res) => {
+  const { config } = runtime;
+  const limit = rateLimit(runtime.redis, config.QUEUE_PREFIX, 'messages', config.RATE_LIMIT_MESSAGES_PER_MINUTE, 60_000);
+  router.post('/v1/messages', limit, async (req, res) => {
     const body = parse(postMessageBody, req.body);
     if (body.text.length > MAX_MESSAGE_CHARS) {
       throw new HttpError(413, 'message_too_long', `the message is over ${MAX_MESSAGE_CHARS} characters`);

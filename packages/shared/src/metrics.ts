@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Counters and histograms that every process adds to and the gateway's /metrics reports: the
+ * values live in one Redis hash per prefix, so a turn finished on any agent worker shows up
+ * whichever gateway copy is scraped.
+ */
+interface MetricSpec {
+  help: string;
+  type: 'counter' | 'histogram';
+  buckets?: number[];
+}
+
+const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export const SHARED_METRICS = {
+  assistant_turns_total: { help: 'Turns finished, by final status.', type: 'counter' },
+  assistant_turn_duration_seconds: { help: 'From message accepted to turn finished.', type: 'histogram', buckets: SECONDS },
+  assistant_model_calls_total: { help: 'Model calls, by outcome.', type: 'counter' },
+  assistant_model_call_duration_seconds: { help: 'Duration of one model call.', type: 'histogram', buckets: SECONDS },
+  assistant_model_tokens_total: { help: 'Tokens reported by the model, by kind (prompt, completion).', type: 'counter' },
+  assistant_tool_calls_total: { help: 'Tool calls finished, by tool and outcome (success, invalid, error).', type: 'counter' },
+} satisfies Record<string, MetricSpec>;
+
+export type SharedMetricName = keyof typeof SHARED_METRICS;
+type Labels = Record<string, string>;
+
+function labelText(labels: Labels): string {
+  const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return '';
+  return `{${entries.map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',')}}`;
+}
+
+export class SharedMetrics {
+  private readonly key: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.key = `${prefix}:metrics`;
+  }
+
+  /** Best effort: a metric that cannot be written must never fail the work it measures. */
+  inc(name: SharedMetricName, labels: Labels = {}, by = 1): void {
+    this.redis.hincrbyfloat(this.key, `${name}${labelText(labels)}`, by).catch(() => undefined);
+  }
+
+  observe(name: SharedMetricName, labels: Labels, value: number): void {
+    const spec: MetricSpec = SHARED_METRICS[name];
+    const pipeline = this.redis.pipeline();
+    for (const le of spec.buckets ?? []) {
+      if (value <= le) pipeline.hincrbyfloat(this.key, `${name}_bucket${labelText({ ...labels, le: String(le) })}`, 1);
+    }
+    pipeline.hincrbyfloat(this.key, `${name}_bucket${labelText({ ...labels, le: '+Inf' })}`, 1);
+    pipeline.hincrbyfloat(this.key, `${name}_sum${labelText(labels)}`, value);
+    pipeline.hincrbyfloat(this.key, `${name}_count${labelText(labels)}`, 1);
+    pipeline.exec().catch(() => undefined);
+  }
+
+  /** Prometheus text for every stored series, with HELP and TYPE lines. */
+  async render(): Promise<string> {
+    const values = await this.redis.hgetall(this.key);
+    const lines: string[] = [];
+    for (const [name, spec] of Object.entries(SHARED_METRICS) as [string, MetricSpec][]) {
+      lines.push(`# HELP ${name} ${spec.help}`, `# TYPE ${name} ${spec.type}`);
+      const series = Object.keys(values)
+        .filter((field) => field === name || field.startsWith(`${name}{`) || field.startsWith(`${name}_`))
+        .sort();
+      for (const field of series) lines.push(`${field} ${values[field]}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}

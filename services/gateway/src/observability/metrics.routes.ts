@@ -1,0 +1,66 @@
+import { Router, type RequestHandler } from 'express';
+import client from 'prom-client';
+import { QUEUE_NAMES, type Runtime } from '@assistant/shared';
+
+/**
+ * GET /metrics: this gateway's own metrics (HTTP, open event streams, queue depths read at
+ * scrape time) followed by the counters every process shares through Redis (turns, model
+ * calls, tool calls).
+ */
+export function createGatewayMetrics(runtime: Runtime, openStreams: () => number) {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'assistant_gateway_' });
+  const requests = new client.Counter({
+    name: 'assistant_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: 'assistant_http_request_duration_seconds',
+    help: 'HTTP request duration (for event streams: until the response started).',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  new client.Gauge({
+    name: 'assistant_sse_open_streams',
+    help: 'Event streams open on this gateway.',
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  new client.Gauge({
+    name: 'assistant_queue_jobs',
+    help: 'Jobs per queue and state.',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      await Promise.all(
+        QUEUE_NAMES.map(async (name) => {
+          const counts = await runtime.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+          for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
+        }),
+      );
+    },
+  });
+
+  const track: RequestHandler = (req, res, next) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern, never the raw path: ids must not become label values.
+      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route });
+    });
+    next();
+  };
+
+  const router = Router();
+  router.get('/metrics', async (_req, res) => {
+    const [own, shared] = await Promise.all([registry.metrics(), runtime.metrics.render()]);
+    res.type(registry.contentType).send(`${own}\n${shared}`);
+  });
+  return { track, router };
+}

@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import type pg from 'pg';
+import { Api, type StreamEvent } from './helpers/api';
+import { testDb } from './helpers/db';
+import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
+import { freePort, TestSystem } from './helpers/system';
+
+/** A bad day (CONTRACT §3, issue 7): Redis restarts, SIGTERM mid-tool, floods, more workers, metrics. */
+const model = new FakeModel();
+let db: pg.Pool;
+
+beforeAll(async () => {
+  await model.start();
+  db = testDb();
+  await db.query(`
+    CREATE OR REPLACE FUNCTION test_production_faults() RETURNS trigger AS $$
+    BEGIN
+      IF NEW.name LIKE 'Drowsy%' THEN PERFORM pg_sleep(1.5); END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql;
+    DROP TRIGGER IF EXISTS test_production_faults ON folders;
+    CREATE TRIGGER test_production_faults BEFORE INSERT ON folders FOR EACH ROW EXECUTE FUNCTION test_production_faults();
+  `);
+  model.script = byUserText({
+    'folder:': (body) =>
+      afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
+    'hi': () => ({ content: 'Hello!' }),
+  });
+});
+
+afterAll(async () => {
+  await model.stop();
+  await db.query('DROP TRIGGER IF EXISTS test_production_faults ON folders');
+  await db.end();
+});
+
+async function autonomous(api: Api, system: TestSystem) {
+  const user = await api.createUser(system.adminToken);
+  await user.patch('/v1/preferences', { autonomous_mode: true });
+  return user;
+}
+
+const alive = (system: TestSystem) => [...system.processes.values()].every((child) => child.exitCode === null && child.signalCode === null);
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('when Redis restarts', () => {
+  let redis: ChildProcess;
+  let port: number;
+  const startRedis = async () => {
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await until(async () => {
+      const probe = spawn('redis-cli', ['-p', String(port), 'ping']);
+      const [code] = await once(probe, 'exit');
+      return code === 0;
+    });
+  };
+
+  it('answers 503 on /readyz during the outage, 200 after, and completes a turn sent after recovery', async () => {
+    port = await freePort();
+    await startRedis();
+    const system = await new TestSystem().start({ env: { OPENAI_BASE_URL: model.url, REDIS_URL: `redis://127.0.0.1:${port}` } });
+    try {
+      const api = new Api(system.url);
+      const user = await autonomous(api, system);
+      expect((await user.converse('hi there')).events.at(-1)?.data.status).toBe('completed');
+
+      redis.kill('SIGKILL');
+      await until(async () => (await api.get('/readyz')).status === 503);
+      expect((await api.get('/readyz')).body.error).toMatch(/redis/);
+
+      await startRedis();
+      await until(async () => (await api.get('/readyz')).status === 200);
+      const after = await user.converse('folder: After outage');
+      expect(after.events.at(-1)?.data.status).toBe('completed');
+      expect(alive(system)).toBe(true);
+    } finally {
+      await system.stop();
+      redis.kill('SIGKILL');
+    }
+  });
+});
+
+describe('with a running system', () => {
+  const system = new TestSystem();
+  let api: Api;
+
+  beforeAll(async () => {
+    await system.start({ env: { OPENAI_BASE_URL: model.url, RATE_LIMIT_MESSAGES_PER_MINUTE: '30' } });
+    api = new Api(system.url);
+  });
+  afterAll(() => system.stop());
+
+  it('lets a tool finish when its worker gets SIGTERM, exits 0, and the turn completes', async () => {
+    const user = await autonomous(api, system);
+    const { turn_id: turnId } = await user.send('folder: Drowsy');
+    await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+    expect(await system.signal('tool-worker', 'SIGTERM')).toBe(0);
+    const events = await user.events(turnId);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    const rows = await db.query('SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1', [user.userId]);
+    expect(rows.rows[0].n).toBe(1);
+    system.spawn('tool-worker');
+  });
+
+  it('answers 429 with Retry-After past the message limit, without affecting other users', async () => {
+    const flooder = await api.createUser(system.adminToken);
+    const other = await api.createUser(system.adminToken);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => flooder.post('/v1/messages', { text: 'hi flood' })));
+    const limited = answers.filter((res) => res.status === 429);
+    expect(answers.filter((res) => res.status === 202)).toHaveLength(30);
+    expect(limited).toHaveLength(10);
+    expect(Number(limited[0]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0]?.body.error.code).toBe('rate_limited');
+    expect((await other.post('/v1/messages', { text: 'hi from someone else' })).status).toBe(202);
+  });
+
+  it('shows non-zero counters for turns, tool calls and model calls on /metrics', async () => {
+    const user = await autonomous(api, system);
+    await user.converse('folder: Metered');
+    const text = String((await api.get('/metrics')).body);
+    expect(text).toMatch(/^assistant_turns_total\{status="completed"\} [1-9]/m);
+    expect(text).toMatch(/^assistant_tool_calls_total\{outcome="success",tool="create_folder"\} [1-9]/m);
+    expect(text).toMatch(/^assistant_model_calls_total\{outcome="success"\} [1-9]/m);
+    expect(text).toMatch(/^assistant_http_requests_total\{/m);
+    expect(text).toMatch(/^assistant_queue_jobs\{queue="agent-turns",state="completed"\} /m);
+  });
+
+  it('serves bull-board behind the admin token', async () => {
+    expect((await api.get('/admin/queues')).status).toBe(401);
+    const res = await fetch(`${system.url}/admin/queues`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${system.adminToken}`).toString('base64')}` },
+    });
+    expect(res.status).toBe(200);
+    const queues = await api.as(system.adminToken).get('/admin/queues/api/queues');
+    expect(queues.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(
+      ['agent-turns', 'deliveries', 'reminders', 'session-digests', 'tool-calls'],
+    );
+  });
+});
+
+describe('scaled out', () => {
+  const system = new TestSystem();
+
+  beforeAll(async () => {
+    await system.start({ env: { OPENAI_BASE_URL: model.url, RATE_LIMIT_MESSAGES_PER_MINUTE: '0' } });
+    system.spawn('agent-worker', {}, 'agent-worker-2');
+    system.spawn('tool-worker', {}, 'tool-worker-2');
+  });
+  afterAll(() => system.stop());
+
+  it('completes 200 turns across 20 sessions on two agent and two tool workers, in order per session', async () => {
+    const api = new Api(system.url);
+    const user = await autonomous(api, system);
+    const sessions = Array.from({ length: 20 }, (_, s) => `agent:main:api:direct:scale${s}`);
+    const sent: { turnId: string; session: string; text: string }[] = [];
+    await Promise.all(
+      sessions.map(async (session, s) => {
+        for (let k = 0; k < 10; k++) {
+          const text = `folder: Scale ${s}-${k}`;
+          sent.push({ turnId: (await user.send(text, session)).turn_id, session, text });
+        }
+      }),
+    );
+    const streams = await Promise.all(sent.map((turn) => user.events(turn.turnId, { timeoutMs: 120_000 })));
+    for (const events of streams) {
+      expect(events.at(-1)?.data.status).toBe('completed');
+      expect(events.map((event: StreamEvent) => event.data.seq)).toEqual(events.map((_, i) => i + 1));
+    }
+    for (const [s, session] of sessions.entries()) {
+      const firstCalls = model.requests
+        .filter((request) => userText(request.body).startsWith(`folder: Scale ${s}-`) && !afterTools(request.body))
+        .map((request) => userText(request.body));
+      expect(firstCalls).toEqual(sent.filter((turn) => turn.session === session).map((turn) => turn.text));
+    }
+  }, 180_000);
+});
