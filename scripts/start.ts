@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ConfigError, migrate, parseConfig, redactUrl } from '@assistant/shared';
+import { ensureLocalServices } from './lib/local-services';
 
 /**
  * `npm start`: migrate, then run the gateway, the agent worker and the tool worker as separate
@@ -61,9 +62,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const env = { ...process.env, ADMIN_TOKEN: adminToken() };
-  say(`migrating ${redactUrl(config.DATABASE_URL)}`);
-  const applied = await migrate(config.DATABASE_URL);
+  const services = await ensureLocalServices(config, DATA_DIR, say);
+  const env = { ...process.env, ...services.env, ADMIN_TOKEN: adminToken() };
+  const databaseUrl = services.env.DATABASE_URL ?? config.DATABASE_URL;
+  say(`migrating ${redactUrl(databaseUrl)}`);
+  const applied = await migrate(databaseUrl);
   say(applied.length > 0 ? `applied ${applied.length} migrations` : 'database is up to date');
   if (config.LLM_PROVIDER === 'offline') {
     say('no model configured: using the offline planner (not a language model). Set OPENAI_API_KEY or OPENAI_BASE_URL for a real one.');
@@ -83,7 +86,7 @@ async function main(): Promise<void> {
     child.on('exit', (code, signal) => {
       children.delete(service);
       if (stopping) {
-        if (children.size === 0) process.exit(0);
+        if (children.size === 0) void services.stop().finally(() => process.exit(0));
         return;
       }
       // A process that ran a while before dying starts again at once; one that keeps dying backs off.
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
     stopping = true;
     say(`${signal}: stopping ${[...children.keys()].join(', ')}`);
     for (const child of children.values()) child.kill('SIGTERM');
-    if (children.size === 0) process.exit(0);
+    if (children.size === 0) void services.stop().finally(() => process.exit(0));
     setTimeout(() => {
       for (const child of children.values()) child.kill('SIGKILL');
       process.exit(1);

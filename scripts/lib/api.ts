@@ -1,0 +1,135 @@
+export interface StreamEvent {
+  id: string;
+  event: string;
+  data: Record<string, unknown> & { type: string; turn_id: string; seq: number };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A small client for the public API, as any HTTP client would use it. */
+export class Api {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey?: string,
+  ) {}
+
+  as(apiKey: string): Api {
+    return new Api(this.baseUrl, apiKey);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  get = <T = any>(path: string) => this.request<T>('GET', path);
+  post = <T = any>(path: string, body?: unknown) => this.request<T>('POST', path, body ?? {});
+  patch = <T = any>(path: string, body: unknown) => this.request<T>('PATCH', path, body);
+
+  /** Creates a user with the admin token and returns a client signed in as them. */
+  async createUser(adminToken: string, displayName = 'Test User'): Promise<Api & { userId: string }> {
+    const res = await new Api(this.baseUrl, adminToken).post<{ id: string; api_key: string }>('/v1/users', {
+      display_name: displayName,
+    });
+    if (res.status !== 201) throw new Error(`create user: ${res.status} ${JSON.stringify(res.body)}`);
+    return Object.assign(this.as(res.body.api_key), { userId: res.body.id });
+  }
+
+  async send(text: string, sessionKey?: string): Promise<{ turn_id: string; session_key: string; events_url: string }> {
+    const res = await this.post('/v1/messages', { text, ...(sessionKey ? { session_key: sessionKey } : {}) });
+    if (res.status !== 202) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  /**
+   * Reads a turn's SSE stream until `until` says stop (default: the `done` event) or the
+   * stream ends; fails after timeoutMs.
+   */
+  async events(
+    turnId: string,
+    options: { lastEventId?: string; until?: (event: StreamEvent) => boolean; timeoutMs?: number } = {},
+  ): Promise<StreamEvent[]> {
+    const controller = new AbortController();
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const events: StreamEvent[] = [];
+    const until = options.until ?? ((event) => event.event === 'done');
+    try {
+      const res = await fetch(`${this.baseUrl}/v1/turns/${turnId}/events`, {
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
+        },
+        signal: controller.signal,
+      });
+      if (res.status !== 200 || !res.body) throw new Error(`events: ${res.status} ${await res.text()}`);
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = parseBlock(block);
+          if (!event) continue;
+          events.push(event);
+          if (until(event)) {
+            controller.abort();
+            return events;
+          }
+        }
+      }
+      return events;
+    } catch (error) {
+      if (controller.signal.aborted && events.length > 0 && until(events[events.length - 1] as StreamEvent)) return events;
+      throw new Error(`events of ${turnId} after ${timeoutMs} ms: ${events.map((e) => e.event).join(', ')} (${String(error)})`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends a message and reads its turn to the end. */
+  async converse(text: string, sessionKey?: string): Promise<{ turnId: string; events: StreamEvent[] }> {
+    const { turn_id } = await this.send(text, sessionKey);
+    return { turnId: turn_id, events: await this.events(turn_id) };
+  }
+}
+
+function parseBlock(block: string): StreamEvent | undefined {
+  let id = '';
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') id = value;
+    else if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  if (data.length === 0) return undefined;
+  return { id, event, data: JSON.parse(data.join('\n')) };
+}
+
+export const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

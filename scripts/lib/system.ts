@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+
+// Works from scripts/lib (ts-jest) and scripts/dist/lib (compiled).
+const ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}dist${path.sep}`) ? '../../..' : '../..');
+export type Service = 'gateway' | 'agent-worker' | 'tool-worker';
+const SERVICES: Service[] = ['gateway', 'agent-worker', 'tool-worker'];
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface SystemOptions {
+  env?: Record<string, string>;
+  /** Which processes to start now (default: all three). */
+  services?: Service[];
+}
+
+/**
+ * The real processes (built JavaScript, as `npm run start:*` runs them) against the test run's
+ * database, with a Redis key prefix of their own.
+ */
+export class TestSystem {
+  readonly adminToken = `admin-${randomUUID()}`;
+  readonly prefix = `${process.env.QUEUE_PREFIX ?? 'test'}-${randomUUID().slice(0, 8)}`;
+  readonly processes = new Map<string, ChildProcess>();
+  readonly logs: string[] = [];
+  port = 0;
+  private env: Record<string, string> = {};
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(options: SystemOptions = {}): Promise<this> {
+    this.port = await freePort();
+    this.env = {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: process.env.DATABASE_URL as string,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: this.prefix,
+      PORT: String(this.port),
+      ADMIN_TOKEN: this.adminToken,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+      JOB_LOCK_MS: '3000',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      ...options.env,
+    };
+    for (const service of options.services ?? SERVICES) this.spawn(service);
+    if ((options.services ?? SERVICES).includes('gateway')) await this.waitReady();
+    return this;
+  }
+
+  spawn(service: Service, extraEnv: Record<string, string> = {}, name: string = service): ChildProcess {
+    const child = spawn(process.execPath, [path.join(ROOT, 'services', service, 'dist', 'main.js')], {
+      env: { ...this.env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => this.logs.push(`[${name}] ${chunk.toString('utf8')}`);
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.processes.set(name, child);
+    return child;
+  }
+
+  async waitReady(timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.url}/readyz`);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`gateway not ready:\n${this.logs.join('')}`);
+  }
+
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  async signal(name: string, signal: NodeJS.Signals): Promise<number | null> {
+    const child = this.processes.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    const code = await exited;
+    this.processes.delete(name);
+    return code;
+  }
+
+  /** Starts every process again with the same settings (same port, database and prefix). */
+  async restart(): Promise<void> {
+    await this.stop();
+    for (const service of SERVICES) this.spawn(service);
+    await this.waitReady();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.keys()].map((name) => this.signal(name, 'SIGTERM')));
+  }
+}
