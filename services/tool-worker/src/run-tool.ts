@@ -15,12 +15,14 @@ import {
   type ToolName,
   type ToolResult,
 } from '@assistant/shared';
+import { trackToolError } from './gotchas/track-error';
 import { toolHandlers } from './handlers';
 import type { ToolHandler } from './handlers';
 
 /** A tool gets one retry (seed 001), after a short pause well under any timeout. */
 export const MAX_ATTEMPTS = 2;
 const RETRY_PAUSE_MS = 200;
+const QUERY_CANCELED = '57014';
 
 export interface ToolTask {
   id: string;
@@ -174,6 +176,8 @@ export class ToolRunner {
         await withTransaction(db, (fresh) => this.complete(fresh, task, error.toResult(), 'invalid'));
         return { kind: 'done' };
       }
+      // PostgreSQL's statement_timeout may cancel the statement a moment before our own deadline fires.
+      if ((error as { code?: string }).code === QUERY_CANCELED) return { kind: 'timeout' };
       return { kind: 'error', message: stripUuids(error instanceof Error ? error.message : String(error)) };
     } finally {
       // A timed-out attempt's connection may still run its statement: destroy it, never reuse it.
@@ -200,6 +204,7 @@ export class ToolRunner {
     );
     const durationMs = updated.rows[0]?.duration_ms;
     if (durationMs === undefined) return;
+    if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
     await client.query(
       `INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`,
       [task.session_id, task.turn_id, text, task.call_id],

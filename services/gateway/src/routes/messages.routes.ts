@@ -9,7 +9,8 @@ import { submitMessage } from '../turns/submit-message';
 
 export const MAX_MESSAGE_CHARS = 16_000;
 
-export const postMessageBody = z.strictObject({
+// Unknown fields are ignored rather than refused: clients may send more than we read.
+export const postMessageBody = z.object({
   text: z.string().refine((text) => text.trim() !== '', 'must not be empty'),
   session_key: sessionKeySchema.optional(),
 });
