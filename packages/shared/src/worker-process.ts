@@ -1,7 +1,26 @@
 import { Worker, type Processor } from 'bullmq';
 import type { QueueName } from './queues';
-import { createWorkerRedis } from './redis';
+import { createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
+
+/**
+ * A BullMQ worker with the settings every process uses: a killed worker's jobs are taken over
+ * after JOB_LOCK_MS; failures are logged (the job's own retry policy decides what happens next).
+ */
+export function startWorker(runtime: Runtime, queue: QueueName, processor: Processor, connection: Redis): Worker {
+  const { config, logger } = runtime;
+  const worker = new Worker(queue, processor, {
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    lockDuration: config.JOB_LOCK_MS,
+    stalledInterval: config.JOB_LOCK_MS,
+    maxStalledCount: 5,
+  });
+  worker.on('failed', (job, error) => logger.warn({ queue, job: job?.name, jobId: job?.id, err: error }, 'job failed'));
+  worker.on('error', (error) => logger.warn({ queue, err: error }, 'worker error'));
+  return worker;
+}
 
 /**
  * The body of a worker process: BullMQ workers for the given queues, a health port, and one
@@ -17,19 +36,9 @@ export function runWorkerProcess(
   const connection = createWorkerRedis(config.REDIS_URL);
   connection.on('error', (error) => logger.warn({ err: error }, 'worker redis connection problem'));
 
-  const workers = Object.entries(setup(runtime)).map(([queue, processor]) => {
-    const worker = new Worker(queue, processor, {
-      connection,
-      prefix: config.QUEUE_PREFIX,
-      concurrency: config.WORKER_CONCURRENCY,
-      lockDuration: config.JOB_LOCK_MS,
-      stalledInterval: config.JOB_LOCK_MS,
-      maxStalledCount: 5,
-    });
-    worker.on('failed', (job, error) => logger.warn({ queue, job: job?.name, jobId: job?.id, err: error }, 'job failed'));
-    worker.on('error', (error) => logger.warn({ queue, err: error }, 'worker error'));
-    return worker;
-  });
+  const workers = Object.entries(setup(runtime)).map(([queue, processor]) =>
+    startWorker(runtime, queue as QueueName, processor, connection),
+  );
 
   const health = startHealthServer(config.HEALTH_PORT, async () => {
     await runtime.checkReady();

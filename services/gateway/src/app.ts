@@ -1,13 +1,19 @@
 import express from 'express';
 import type { Runtime } from '@assistant/shared';
+import { channelRoutes } from './channels/channel.routes';
+import { consoleRoutes } from './console/console.routes';
 import { requireUser } from './http/auth';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { bullBoardRoutes } from './observability/bull-board';
 import { createGatewayMetrics } from './observability/metrics.routes';
+import { openApiRoutes } from './openapi/openapi.routes';
 import { approvalRoutes } from './routes/approvals.routes';
+import { gotchaRoutes } from './routes/gotchas.routes';
 import { healthRoutes } from './routes/health.routes';
+import { linkCodeRoutes } from './routes/link-codes.routes';
 import { messageRoutes } from './routes/messages.routes';
 import { preferenceRoutes } from './routes/preferences.routes';
+import { profileRoutes } from './routes/profile.routes';
 import { sessionRoutes } from './routes/sessions.routes';
 import { turnRoutes } from './routes/turns.routes';
 import { userRoutes } from './routes/users.routes';
@@ -31,6 +37,8 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   app.use(healthRoutes(runtime));
   app.use(metrics.router);
   app.use(bullBoardRoutes(runtime));
+  // Channel webhooks come before the JSON parser: WhatsApp's signature is over the raw body.
+  app.use(channelRoutes(runtime));
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
 
   const authenticate = requireUser(runtime.db);
@@ -42,7 +50,13 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   app.use(approvalRoutes(runtime));
   app.use(preferenceRoutes(runtime));
   app.use(sessionRoutes(runtime));
+  app.use(profileRoutes(runtime));
+  app.use(gotchaRoutes(runtime));
+  app.use(linkCodeRoutes(runtime));
 
+  // Public: the API's description and the web console (it signs in with an API key like any client).
+  app.use(openApiRoutes());
+  app.use(consoleRoutes());
   app.use(notFoundRoute);
   app.use(errorHandler(runtime.logger));
   return app;

@@ -1,5 +1,6 @@
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
+import { startDeliveriesWorker } from './channels/deliveries.worker';
 import { EventHub } from './sse/event-hub';
 import { openStreams } from './sse/sse.routes';
 
@@ -13,6 +14,11 @@ for (const connection of [reader, subscriber]) {
   connection.on('error', (error) => logger.warn({ err: error }, 'event relay redis connection problem'));
 }
 const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
+
+// Outbound channel delivery runs in the gateway (CONTRACT §1), on a blocking connection of its own.
+const deliveriesConnection = createWorkerRedis(config.REDIS_URL);
+deliveriesConnection.on('error', (error) => logger.warn({ err: error }, 'deliveries redis connection problem'));
+const deliveries = startDeliveriesWorker(runtime, deliveriesConnection);
 
 const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS });
 const server = app.listen(config.PORT, () => {
@@ -32,6 +38,7 @@ handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
   server.closeIdleConnections();
   await closed;
   clearInterval(sweeper);
-  await Promise.all([reader.quit(), subscriber.quit()]).catch(() => undefined);
+  await deliveries.close();
+  await Promise.all([reader.quit(), subscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
   await runtime.close();
 });

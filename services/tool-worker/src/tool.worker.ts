@@ -1,5 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import { ZodError } from 'zod';
+import type { Job } from 'bullmq';
 import { parseJob, type Runtime } from '@assistant/shared';
 import { ToolRunner } from './run-tool';
 
@@ -7,13 +6,7 @@ import { ToolRunner } from './run-tool';
 export function createToolProcessor(runtime: Runtime) {
   const runner = new ToolRunner(runtime);
   return async function processToolJob(job: Job): Promise<void> {
-    let taskId: string;
-    try {
-      ({ taskId } = parseJob('tool-calls', job.name, job.data) as { taskId: string });
-    } catch (error) {
-      if (error instanceof ZodError) throw new UnrecoverableError(error.message);
-      throw error;
-    }
+    const { taskId } = parseJob('tool-calls', job.name, job.data) as { taskId: string };
     try {
       await runner.run(taskId);
     } catch (error) {

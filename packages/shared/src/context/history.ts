@@ -27,17 +27,21 @@ export function estimateTokens(message: StoredMessage): number {
  */
 export function buildHistory(all: StoredMessage[], tokenBudget: number, summaryChars = 2_000): HistoryWindow {
   const messages = completeToolResults(all).map(sanitize);
+  const total = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+  if (total <= tokenBudget) return { messages, summary: null };
+  // The summary travels with the window, so its size comes out of the same budget.
+  const windowBudget = Math.max(0, tokenBudget - Math.ceil(summaryChars / 4));
   let start = messages.length;
   let used = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     used += estimateTokens(messages[i] as StoredMessage);
-    if (used > tokenBudget) break;
+    if (used > windowBudget) break;
     if (messages[i]?.role === 'user') start = i;
   }
   // The newest exchange is always kept, even over budget: it holds the current question.
   if (start === messages.length) start = messages.findLastIndex((m) => m.role === 'user');
   if (start <= 0) return { messages, summary: null };
-  return { messages: messages.slice(start), summary: summarize(messages.slice(0, start), summaryChars) };
+  return { messages: messages.slice(start), summary: summarizeMessages(messages.slice(0, start), summaryChars) };
 }
 
 function sanitize(message: StoredMessage): StoredMessage {
@@ -48,41 +52,69 @@ function sanitize(message: StoredMessage): StoredMessage {
   };
 }
 
+/**
+ * Puts each tool call's result right after the assistant message that made it, as the model API
+ * requires: a message stored in between (a reminder that fired while a turn waited for approval)
+ * moves after the results; a call without a result (a cancelled turn) gets a stand-in; a result
+ * without its call is dropped.
+ */
 function completeToolResults(messages: StoredMessage[]): StoredMessage[] {
-  const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
+  const used = new Set<number>();
   const out: StoredMessage[] = [];
-  for (const message of messages) {
+  messages.forEach((message, index) => {
+    if (message.role === 'tool' || used.has(index)) return;
     out.push(message);
     for (const call of message.tool_calls ?? []) {
-      if (!answered.has(call.id)) {
-        out.push({
-          role: 'tool',
-          content: '{"success":false,"error":"This call was not run (the turn ended first)."}',
-          tool_calls: null,
-          tool_call_id: call.id,
-        });
-      }
+      const found = messages.findIndex((m, j) => j > index && !used.has(j) && m.role === 'tool' && m.tool_call_id === call.id);
+      if (found >= 0) used.add(found);
+      out.push(
+        found >= 0
+          ? (messages[found] as StoredMessage)
+          : {
+              role: 'tool',
+              content: '{"success":false,"error":"This call was not run (the turn ended first)."}',
+              tool_calls: null,
+              tool_call_id: call.id,
+            },
+      );
     }
-  }
+  });
   return out;
 }
 
-function summarize(older: StoredMessage[], maxChars: number): string {
-  const lines = older
-    .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '')
-    .map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${oneLine(m.content, 160)}`);
+/** Lines of one message each; shorter lines before fewer lines, so every part stays represented. */
+const LINE_CHARS = { max: 160, min: 60 };
+
+/**
+ * An extractive account of `older` within maxChars: one line per user or assistant message,
+ * shortened to fit. When even the shortest lines do not fit, the conversation's opening lines
+ * and its most recent ones are kept with a marker for the gap, so the model still sees how the
+ * conversation began.
+ */
+export function summarizeMessages(older: StoredMessage[], maxChars: number): string {
+  const spoken = older.filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
+  const width = Math.max(LINE_CHARS.min, Math.min(LINE_CHARS.max, Math.floor(maxChars / Math.max(1, spoken.length)) - 12));
+  const lines = spoken.map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${oneLine(m.content, width)}`);
+  const header = `Summary of ${older.length} earlier messages of this conversation:`;
+  const all = [header, ...lines].join('\n');
+  if (all.length <= maxChars) return all;
+  // Room for the header and the gap marker, so the whole stays within maxChars.
+  const room = maxChars - header.length - 48;
+  const head = takeWithin(lines, Math.floor(room / 4));
+  const tail = takeWithin([...lines].reverse(), room - head.size).lines.reverse();
+  const omitted = lines.length - head.lines.length - tail.length;
+  return [header, ...head.lines, `[… ${omitted} lines in between omitted …]`, ...tail].join('\n');
+}
+
+function takeWithin(lines: string[], maxChars: number): { lines: string[]; size: number } {
   const kept: string[] = [];
   let size = 0;
-  // The most recent of the older lines matter most; keep as many as fit, in order.
-  for (let i = lines.length - 1; i >= 0 && size < maxChars; i--) {
-    kept.unshift(lines[i] as string);
-    size += (lines[i] as string).length;
+  for (const line of lines) {
+    if (size + line.length + 1 > maxChars) break;
+    kept.push(line);
+    size += line.length + 1;
   }
-  const omitted = lines.length - kept.length;
-  return [
-    `Summary of ${older.length} earlier messages of this conversation${omitted > 0 ? ` (${omitted} oldest lines omitted)` : ''}:`,
-    ...kept,
-  ].join('\n');
+  return { lines: kept, size };
 }
 
 function oneLine(text: string, max: number): string {

@@ -29,11 +29,28 @@ export interface PromptInput {
   pitfalls: string[];
   /** Null when retrieval is off for the user. */
   relevantDocuments: RelevantDocument[] | null;
+  /** The model needs "now" to turn "tomorrow at 7" into a time. */
+  now?: Date;
 }
 
-export function truncate(text: string, cap: number): string {
+/**
+ * Keeps `cap` characters of a section and says how many were left out. MEMORY grows at its end
+ * (digests are appended), so it keeps its newest part; every other section keeps its start.
+ */
+export function truncate(text: string, cap: number, keep: 'start' | 'end' = 'start'): string {
   if (text.length <= cap) return text;
-  return `${text.slice(0, cap)}\n\n[truncated: ${text.length - cap} more characters not shown]`;
+  const hidden = text.length - cap;
+  return keep === 'start'
+    ? `${text.slice(0, cap)}\n\n[truncated: ${hidden} more characters not shown]`
+    : `[truncated: ${hidden} earlier characters not shown]\n\n${text.slice(hidden)}`;
+}
+
+/** The whole prompt, note included, stays within `cap` characters. */
+function capWhole(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const note = (hidden: number) => `\n\n[truncated: the rest of this prompt (${hidden} characters) is not shown]`;
+  const kept = cap - note(text.length).length;
+  return `${text.slice(0, kept)}${note(text.length - kept)}`;
 }
 
 function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity): string {
@@ -49,14 +66,14 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
  */
 export function buildSystemPrompt(input: PromptInput): string {
   const { profile, sessionKind } = input;
-  const sections: [heading: string, body: string][] = [
+  const sections: [heading: string, body: string, keep?: 'end'][] = [
     ['Personality', profile.soul],
     ['Identity', profile.identity],
     ['Instructions', profile.agents],
     ['Tools', [profile.tools, input.toolSummary].filter(Boolean).join('\n\n')],
   ];
   if (sessionKind !== 'group') sections.push(['User Profile', profile.user]);
-  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory]);
+  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory, 'end']);
   if (input.pitfalls.length > 0) sections.push(['Known pitfalls', input.pitfalls.map((p) => `- ${p}`).join('\n')]);
   if (input.relevantDocuments && input.relevantDocuments.length > 0) {
     sections.push([
@@ -66,6 +83,9 @@ export function buildSystemPrompt(input: PromptInput): string {
   }
   const body = sections
     .filter(([, text]) => text.trim() !== '')
-    .map(([heading, text]) => `## ${heading}\n${truncate(text.trim(), SECTION_CAP)}`);
-  return stripUuids(truncate([identityLine(input.assistant), ...body].join('\n\n'), PROMPT_CAP));
+    .map(([heading, text, keep]) => `## ${heading}\n${truncate(text.trim(), SECTION_CAP, keep)}`);
+  const opening = input.now
+    ? `${identityLine(input.assistant)}\nThe current date and time is ${input.now.toISOString().slice(0, 16)} UTC.`
+    : identityLine(input.assistant);
+  return capWhole(stripUuids([opening, ...body].join('\n\n')), PROMPT_CAP);
 }

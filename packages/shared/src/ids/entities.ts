@@ -5,6 +5,9 @@
 export const ENTITY_TABLES = {
   folder: { table: 'folders', label: 'name', key: 'name_key', noun: 'folder' },
   document: { table: 'documents', label: 'title', key: 'title_key', noun: 'document' },
+  habit: { table: 'habits', label: 'name', key: 'name_key', noun: 'habit' },
+  reminder: { table: 'reminders', label: 'text', key: 'text_key', noun: 'reminder' },
+  goal: { table: 'goals', label: 'title', key: 'title_key', noun: 'goal' },
 } as const;
 
 export type Entity = keyof typeof ENTITY_TABLES;

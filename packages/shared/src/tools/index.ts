@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { documentTools } from './document.tools';
 import { folderTools } from './folder.tools';
+import { goalTools } from './goal.tools';
+import { habitTools } from './habit.tools';
+import { memoryTools } from './memory.tools';
+import { reminderTools } from './reminder.tools';
 import type { ToolSpec } from './tool-spec';
 
 /** Every tool the model can call. The tool worker must provide a handler for each (checked by the compiler). */
 export const toolCatalog = {
   ...folderTools,
   ...documentTools,
+  ...habitTools,
+  ...reminderTools,
+  ...goalTools,
+  ...memoryTools,
 };
 
 export type ToolCatalog = typeof toolCatalog;

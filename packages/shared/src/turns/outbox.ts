@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../db';
 import type { EventWriter, TurnEventInput } from '../events';
+import type { ChannelAddress, JobData } from '../jobs';
 import type { QueueName, Queues } from '../queues';
 import { jobId } from '../queues';
 
@@ -12,7 +13,15 @@ import { jobId } from '../queues';
  */
 export type OutboxEntry =
   | { key: string; kind: 'event'; event: TurnEventInput }
-  | { key: string; kind: 'job'; queue: QueueName; name: string; data: Record<string, unknown>; jobId: string; delayMs?: number };
+  | { key: string; kind: 'job'; queue: QueueName; name: string; data: Record<string, unknown>; jobId: string; delayMs?: number; debounceId?: string };
+
+/** Events of a channel turn that the chat must see: the answer, approvals, questions, failures. */
+export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
+type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
+
+function isChannelEvent(event: TurnEventInput): event is ChannelEvent {
+  return (CHANNEL_EVENT_TYPES as readonly string[]).includes(event.type);
+}
 
 export function outboxEvent(event: TurnEventInput): OutboxEntry {
   return { key: randomUUID(), kind: 'event', event };
@@ -22,7 +31,7 @@ export function outboxJob(
   queue: QueueName,
   name: string,
   data: Record<string, unknown>,
-  options: { jobId?: string; delayMs?: number } = {},
+  options: { jobId?: string; delayMs?: number; debounceId?: string } = {},
 ): OutboxEntry {
   const key = randomUUID();
   return {
@@ -33,6 +42,7 @@ export function outboxJob(
     data,
     jobId: options.jobId ?? jobId('o', key),
     ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
+    ...(options.debounceId !== undefined ? { debounceId: options.debounceId } : {}),
   };
 }
 
@@ -40,6 +50,19 @@ export function outboxJob(
 export async function appendOutbox(db: Queryable, turnId: string, entries: OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await db.query('UPDATE turns SET outbox = outbox || $2::jsonb WHERE id = $1', [turnId, JSON.stringify(entries)]);
+}
+
+/** Enqueues an outbox job entry; its deterministic id makes a second add a no-op. */
+export async function addOutboxJob(queues: Queues, entry: Extract<OutboxEntry, { kind: 'job' }>): Promise<void> {
+  await queues[entry.queue].add(entry.name, entry.data, {
+    jobId: entry.jobId,
+    ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
+    // Debounce: this job replaces a still-delayed one with the same id; while that one
+    // runs, this one waits and is added when it finishes (BullMQ deduplication).
+    ...(entry.debounceId !== undefined
+      ? { deduplication: { id: entry.debounceId, replace: true, keepLastIfActive: true } }
+      : {}),
+  });
 }
 
 export class OutboxPublisher {
@@ -51,17 +74,24 @@ export class OutboxPublisher {
 
   /** Publishes a turn's pending entries in order, then removes exactly those from the outbox. */
   async flush(turnId: string): Promise<void> {
-    const found = await this.db.query<{ outbox: OutboxEntry[] }>('SELECT outbox FROM turns WHERE id = $1', [turnId]);
+    const found = await this.db.query<{ outbox: OutboxEntry[]; origin: ChannelAddress | null }>(
+      'SELECT outbox, origin FROM turns WHERE id = $1',
+      [turnId],
+    );
     const entries = found.rows[0]?.outbox ?? [];
+    const origin = found.rows[0]?.origin ?? null;
     if (entries.length === 0) return;
     for (const entry of entries) {
       if (entry.kind === 'event') {
         await this.events.emit(turnId, entry.event, entry.key);
+        // The chat gets its copy here, once: the job id derives from the entry's key, so
+        // republishing leftovers after a crash re-adds the same job.
+        if (origin && isChannelEvent(entry.event)) {
+          const data: JobData<'deliveries', 'turn-event'> = { turnId, to: origin, event: entry.event };
+          await this.queues.deliveries.add('turn-event', data, { jobId: jobId('deliver', entry.key) });
+        }
       } else {
-        await this.queues[entry.queue].add(entry.name, entry.data, {
-          jobId: entry.jobId,
-          ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
-        });
+        await addOutboxJob(this.queues, entry);
       }
     }
     await this.db.query(

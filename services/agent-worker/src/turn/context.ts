@@ -1,40 +1,46 @@
 import {
   buildHistory,
   buildSystemPrompt,
-  DEFAULT_PROFILE,
-  PROFILE_SECTIONS,
+  gotchasForTools,
+  loadProfile,
+  modelTools,
+  pitfallLine,
   sessionKind,
   toolSummary,
-  type Profile,
   type Queryable,
   type StoredMessage,
 } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
+import { relevantDocuments } from './relevant-documents';
 import type { TurnRow } from './turn-state';
 
 /** How many of a session's latest messages are read to build the history window. */
 const HISTORY_ROWS = 500;
+/**
+ * Every tool is offered on every step, so every tool is "in play": the pitfalls are the user's
+ * most recently seen gotchas about any tool, plus the general ones.
+ */
+const PITFALLS_SHOWN = 10;
+const TOOL_NAMES = modelTools.map((tool) => tool.name);
 
 /** The system prompt and conversation the model gets for the next step of a turn. */
 export async function buildModelMessages(db: Queryable, turn: TurnRow, historyTokenBudget: number): Promise<ChatMessage[]> {
-  const [users, profiles, rows] = await Promise.all([
+  const [users, profile, rows, gotchas, documents] = await Promise.all([
     db.query<{ assistant_name: string; assistant_emoji: string | null; assistant_creature: string | null; assistant_tone: string | null; assistant_vibe: string | null }>(
       'SELECT assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe FROM users WHERE id = $1',
       [turn.user_id],
     ),
-    db.query<Record<string, string | null>>('SELECT * FROM agent_memory_profiles WHERE user_id = $1', [turn.user_id]),
+    loadProfile(db, turn.user_id),
     db.query<StoredMessage>(
       `SELECT role, content, tool_calls, tool_call_id FROM
          (SELECT id, role, content, tool_calls, tool_call_id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT ${HISTORY_ROWS}) recent
        ORDER BY id`,
       [turn.session_id],
     ),
+    gotchasForTools(db, turn.user_id, TOOL_NAMES, PITFALLS_SHOWN),
+    relevantDocuments(db, turn),
   ]);
   const user = users.rows[0];
-  const stored = profiles.rows[0];
-  const profile = Object.fromEntries(
-    PROFILE_SECTIONS.map((section) => [section, stored ? (stored[`${section}_content`] ?? '') : DEFAULT_PROFILE[section]]),
-  ) as Profile;
 
   const system = buildSystemPrompt({
     assistant: {
@@ -47,8 +53,9 @@ export async function buildModelMessages(db: Queryable, turn: TurnRow, historyTo
     profile,
     sessionKind: sessionKind(turn.session_key),
     toolSummary: toolSummary(),
-    pitfalls: [],
-    relevantDocuments: null,
+    pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)),
+    relevantDocuments: documents,
+    now: new Date(),
   });
   const history = buildHistory(rows.rows, historyTokenBudget);
   return [

@@ -6,6 +6,7 @@ import {
   jobId,
   outboxEvent,
   outboxJob,
+  sessionIdleDigestJob,
   stripUuids,
   withTransaction,
   type Db,
@@ -24,6 +25,7 @@ export class TurnTransitions {
   constructor(
     private readonly db: Db,
     private readonly approvalTtlSeconds: number,
+    private readonly sessionIdleSeconds: number,
   ) {}
 
   /** Starts the session's oldest queued turn, unless one of its turns is already active. */
@@ -58,6 +60,7 @@ export class TurnTransitions {
       await appendOutbox(client, turn.id, [
         outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
         outboxJob('agent-turns', 'advance', { turnId: turn.id }),
+        sessionIdleDigestJob(sessionId, turn.id, this.sessionIdleSeconds),
       ]);
       return turn.id;
     });

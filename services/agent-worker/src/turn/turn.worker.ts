@@ -1,6 +1,5 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import { ZodError } from 'zod';
-import { expireApproval, failTurn, parseJob, UnknownJobError, type Runtime } from '@assistant/shared';
+import type { Job } from 'bullmq';
+import { expireApproval, failTurn, InvalidJobError, parseJob, type Runtime } from '@assistant/shared';
 import { isPermanentModelError, type ChatModel } from '../llm';
 import { decide } from './decide';
 import { runModelStep } from './model-step';
@@ -13,7 +12,7 @@ const MAX_DECISIONS_PER_JOB = 200;
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
 export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
   const { db, outbox, logger, config } = runtime;
-  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS);
+  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS);
   const modelDeps = {
     db,
     transitions,
@@ -74,13 +73,10 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
           return;
         }
         default:
-          throw new UnknownJobError(`unknown job ${job.name}`);
+          throw new InvalidJobError(`unknown job ${job.name}`);
       }
     } catch (error) {
-      if (error instanceof ZodError || error instanceof UnknownJobError) {
-        log.error({ err: error }, 'job rejected');
-        throw new UnrecoverableError(error.message);
-      }
+      if (error instanceof InvalidJobError) log.error({ err: error }, 'job rejected');
       throw error;
     }
   };

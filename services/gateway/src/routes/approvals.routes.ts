@@ -7,12 +7,15 @@ import { idParam, parse } from '../http/validate';
 
 const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 
+export const listApprovalsQuery = z.object({ status: z.enum(APPROVAL_STATUSES).optional() });
+export const decideApprovalBody = z.strictObject({ decision: z.enum(['approve', 'reject']) });
+
 export function approvalRoutes(runtime: Runtime): Router {
   const router = Router();
   const { db } = runtime;
 
   router.get('/v1/approvals', async (req, res) => {
-    const query = parse(z.object({ status: z.enum(APPROVAL_STATUSES).optional() }), req.query);
+    const query = parse(listApprovalsQuery, req.query);
     // An approval past its TTL reads as expired even before the expiry job has run.
     const found = await db.query(
       `SELECT * FROM (
@@ -29,7 +32,7 @@ export function approvalRoutes(runtime: Runtime): Router {
 
   router.post('/v1/approvals/:id', async (req, res) => {
     const approvalId = idParam(req.params.id, 'approval');
-    const body = parse(z.strictObject({ decision: z.enum(['approve', 'reject']) }), req.body);
+    const body = parse(decideApprovalBody, req.body);
     const { outcome, turnId } = await decideApproval(db, { userId: userOf(req), approvalId, decision: body.decision });
     if (turnId) await runtime.outbox.flush(turnId);
     if (outcome === 'not_found') throw notFound('approval');

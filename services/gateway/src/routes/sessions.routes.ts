@@ -3,6 +3,7 @@ import { sessionKeySchema, type Runtime } from '@assistant/shared';
 import { userOf } from '../http/auth';
 import { notFound } from '../http/errors';
 import { parse } from '../http/validate';
+import { resetSession } from '../sessions/reset-session';
 
 export function sessionRoutes(runtime: Runtime): Router {
   const router = Router();
@@ -37,11 +38,7 @@ export function sessionRoutes(runtime: Runtime): Router {
 
   router.post('/v1/sessions/:key/reset', async (req, res) => {
     const key = parse(sessionKeySchema, req.params.key);
-    const reset = await db.query(
-      `UPDATE sessions SET archived_at = NOW() WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL RETURNING id`,
-      [userOf(req), key],
-    );
-    if (reset.rowCount === 0) throw notFound('session');
+    if (!(await resetSession(db, runtime.queues, userOf(req), key))) throw notFound('session');
     res.status(202).json({ session_key: key, reset: true });
   });
 

@@ -5,6 +5,8 @@ import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
 import { idParam, parse } from '../http/validate';
 
+export const continueTurnBody = z.strictObject({ continue: z.boolean() });
+
 /** Maps a control outcome to the HTTP answer; the outbox is published on success. */
 async function answer(runtime: Runtime, turnId: string, outcome: ControlOutcome, conflict: string): Promise<void> {
   if (outcome === 'not_found') throw notFound('turn');
@@ -34,7 +36,7 @@ export function turnRoutes(runtime: Runtime): Router {
 
   router.post('/v1/turns/:id/continue', async (req, res) => {
     const turnId = idParam(req.params.id, 'turn');
-    const body = parse(z.strictObject({ continue: z.boolean() }), req.body);
+    const body = parse(continueTurnBody, req.body);
     const outcome = await answerContinue(db, { userId: userOf(req), turnId, proceed: body.continue });
     await answer(runtime, turnId, outcome, 'the turn is not waiting for an answer');
     res.status(202).json({ id: turnId, continue: body.continue });

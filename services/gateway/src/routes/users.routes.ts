@@ -16,6 +16,8 @@ export const patchMeBody = z.strictObject({
   assistant_vibe: nullableText(500),
 });
 
+export const createUserBody = z.strictObject({ display_name: z.string().trim().min(1).max(200) });
+
 const USER_COLUMNS = 'id, display_name, assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe, created_at, updated_at';
 
 export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Router {
@@ -23,7 +25,7 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Rout
   const { db } = runtime;
 
   router.post('/v1/users', requireAdmin(runtime.config.ADMIN_TOKEN), async (req, res) => {
-    const body = parse(z.strictObject({ display_name: z.string().trim().min(1).max(200) }), req.body);
+    const body = parse(createUserBody, req.body);
     res.status(201).json(await createUser(db, body.display_name));
   });
 

@@ -1,4 +1,4 @@
-import { fail, nameKey, ok, stripUuids, type Queryable, type ToolResult } from '@assistant/shared';
+import { fail, nameKey, ok, searchDocuments, type Queryable, type ToolResult } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 
 interface DocumentRow {
@@ -12,14 +12,6 @@ interface SearchHit extends DocumentRow {
 }
 
 const SEARCH_LIMIT = 10;
-const SEARCH_MAX_WORDS = 10;
-/**
- * Accented letters and their nameKey() folding, for translate(): content has no folded column.
- * Capitals are listed too because lower() leaves them alone under a plain "C" collation.
- */
-const ACCENTED_LOWER = 'àáâãäåāăąçćčďèéêëēėęěìíîïīįñńňòóôõöōőŕřśšşťţùúûüūůűųýÿźżž';
-const ACCENTED = [...ACCENTED_LOWER, ...ACCENTED_LOWER.toUpperCase()];
-const UNACCENTED = ACCENTED.map((letter) => nameKey(letter)).join('');
 
 export const documentHandlers: Pick<
   ToolHandlers,
@@ -133,31 +125,9 @@ export const documentHandlers: Pick<
   },
 };
 
-/**
- * Word search until full-text search replaces it: a document matches when any word of the query
- * is in its folded title or its lowercased, unaccented content; title matches rank first.
- */
+/** The full-text search that retrieval for the context uses too (packages/shared/src/search). */
 async function findDocuments(db: Queryable, userId: string, query: string): Promise<SearchHit[]> {
-  const words = [...new Set(nameKey(query).split(' '))].filter((word) => word !== '').slice(0, SEARCH_MAX_WORDS);
-  if (words.length === 0) return [];
-  const found = await db.query<SearchHit>(
-    `SELECT d.id, d.title, d.folder_id,
-            substr(d.content, greatest(coalesce(s.first_hit, 1) - 60, 1), 200) AS snippet
-     FROM documents d
-     CROSS JOIN LATERAL (SELECT translate(lower(d.content), $4, $5) AS folded) c
-     CROSS JOIN LATERAL (
-       SELECT count(*) FILTER (WHERE strpos(d.title_key, w) > 0) AS title_hits,
-              count(*) FILTER (WHERE strpos(c.folded, w) > 0) AS content_hits,
-              min(nullif(strpos(c.folded, w), 0)) AS first_hit
-       FROM unnest($2::text[]) AS w
-     ) s
-     WHERE d.user_id = $1 AND (s.title_hits > 0 OR s.content_hits > 0)
-     ORDER BY (d.title_key = $3) DESC, s.title_hits DESC, s.content_hits DESC, d.updated_at DESC
-     LIMIT ${SEARCH_LIMIT}`,
-    [userId, words, nameKey(query), ACCENTED.join(''), UNACCENTED],
-  );
-  // Content is the user's free text: keep snippets short, on one line, and free of UUIDs.
-  return found.rows.map((row) => ({ ...row, snippet: stripUuids(row.snippet.replace(/\s+/g, ' ').trim()) }));
+  return searchDocuments(db, userId, query, { limit: SEARCH_LIMIT });
 }
 
 /** Serialises one user's title changes: two parallel creates of "Plan" must not both pass the check. */

@@ -1,0 +1,93 @@
+import { buildHistory, estimateTokens, summarizeMessages, type StoredMessage } from './history';
+
+const say = (role: 'user' | 'assistant', content: string): StoredMessage => ({ role, content, tool_calls: null, tool_call_id: null });
+
+/** 200 messages: 100 exchanges of about 200 characters each way. */
+function longSession(): StoredMessage[] {
+  const messages: StoredMessage[] = [];
+  for (let i = 1; i <= 100; i++) {
+    messages.push(say('user', `Question ${i}: ${'tell me more about the garden plan '.repeat(5)}`));
+    messages.push(say('assistant', `Answer ${i}: ${'the tomatoes go by the south wall '.repeat(5)}`));
+  }
+  messages[0] = say('user', 'My name is Ana and the very first thing: the zebra project starts in May.');
+  return messages;
+}
+
+const tokens = (messages: StoredMessage[]) => messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+
+describe('buildHistory', () => {
+  it('keeps everything, without a summary, when it fits', () => {
+    const messages = [say('user', 'hi'), say('assistant', 'hello')];
+    expect(buildHistory(messages, 1_000)).toEqual({ messages, summary: null });
+  });
+
+  it('keeps a 200-message session within the budget, summary included, and still shows how it began', () => {
+    const budget = 1_500;
+    const window = buildHistory(longSession(), budget);
+    expect(window.messages.length).toBeLessThan(200);
+    expect(window.messages[0]?.role).toBe('user');
+    expect(window.messages.at(-1)?.content).toMatch(/^Answer 100:/);
+    const summary = window.summary as string;
+    expect(tokens(window.messages) + Math.ceil(summary.length / 4)).toBeLessThanOrEqual(budget);
+    expect(summary).toMatch(/^Summary of \d+ earlier messages of this conversation:/);
+    expect(summary).toContain('User: My name is Ana and the very first thing: the zebra');
+    expect(summary).toMatch(/lines in between omitted/);
+  });
+
+  it('always keeps the newest exchange, even over budget', () => {
+    const window = buildHistory([say('user', 'old'), say('assistant', 'old answer'), say('user', 'x'.repeat(10_000))], 500);
+    expect(window.messages).toEqual([say('user', 'x'.repeat(10_000))]);
+    expect(window.summary).toContain('User: old');
+  });
+
+  it('never cuts between tool calls and their results, and fills in results that never came', () => {
+    const call = { id: 'call_1', name: 'list_habits', arguments: '{}' };
+    const messages: StoredMessage[] = [
+      say('user', 'a'.repeat(4_000)),
+      { role: 'assistant', content: '', tool_calls: [call], tool_call_id: null },
+      say('user', 'list my habits'),
+      { role: 'assistant', content: '', tool_calls: [{ ...call, id: 'call_2' }], tool_call_id: null },
+      { role: 'tool', content: '{"success":true}', tool_calls: null, tool_call_id: 'call_2' },
+      say('assistant', 'You have none.'),
+    ];
+    const window = buildHistory(messages, 600);
+    expect(window.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(buildHistory(messages.slice(0, 2), 10_000).messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
+  });
+});
+
+describe('summarizeMessages', () => {
+  it('moves a message stored between tool calls and their results after the results, and drops orphan results', () => {
+    const messages: StoredMessage[] = [
+      say('user', 'create folder Work'),
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_9', name: 'create_folder', arguments: '{}' }], tool_call_id: null },
+      say('assistant', 'Reminder: drink water'),
+      { role: 'tool', content: '{"success":true}', tool_calls: null, tool_call_id: 'call_9' },
+      { role: 'tool', content: '{"success":true}', tool_calls: null, tool_call_id: 'call_unknown' },
+    ];
+    const window = buildHistory(messages, 10_000);
+    expect(window.messages.map((m) => [m.role, m.tool_call_id ?? m.content.slice(0, 8)])).toEqual([
+      ['user', 'create f'],
+      ['assistant', ''],
+      ['tool', 'call_9'],
+      ['assistant', 'Reminder'],
+    ]);
+  });
+
+  it('shortens lines before dropping any', () => {
+    const older = Array.from({ length: 20 }, (_, i) => say('user', `message ${i} ${'word '.repeat(50)}`));
+    const summary = summarizeMessages(older, 2_000);
+    expect(summary.length).toBeLessThanOrEqual(2_000);
+    for (let i = 0; i < 20; i++) expect(summary).toContain(`User: message ${i} `);
+    expect(summary).not.toMatch(/omitted/);
+  });
+
+  it('keeps the opening and the latest lines within the limit when there are too many', () => {
+    const older = Array.from({ length: 300 }, (_, i) => say(i % 2 === 0 ? 'user' : 'assistant', `line ${i} ${'x'.repeat(100)}`));
+    const summary = summarizeMessages(older, 2_000);
+    expect(summary.length).toBeLessThanOrEqual(2_000);
+    expect(summary).toContain('User: line 0 ');
+    expect(summary).toContain('Assistant: line 299 ');
+    expect(summary).toMatch(/\[… \d+ lines in between omitted …\]/);
+  });
+});

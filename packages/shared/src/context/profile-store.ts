@@ -1,0 +1,57 @@
+import type { Queryable } from '../db';
+import { DEFAULT_PROFILE, PROFILE_SECTIONS, type Profile, type ProfileSection } from './profile-defaults';
+
+const COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
+
+type ProfileRow = Record<string, string | null>;
+
+/** A user without a profile row has the defaults; a NULL section reads as empty. */
+function toProfile(row: ProfileRow | undefined): Profile {
+  return Object.fromEntries(
+    PROFILE_SECTIONS.map((section) => [section, row ? (row[`${section}_content`] ?? '') : DEFAULT_PROFILE[section]]),
+  ) as Profile;
+}
+
+export async function loadProfile(db: Queryable, userId: string): Promise<Profile> {
+  const found = await db.query<ProfileRow>(`SELECT ${COLUMNS.join(', ')} FROM agent_memory_profiles WHERE user_id = $1`, [
+    userId,
+  ]);
+  return toProfile(found.rows[0]);
+}
+
+/**
+ * Writes through an upsert: users get their row when they are created, but a missing one (a
+ * user created before profiles existed) starts from the defaults instead of failing. `onConflict`
+ * is the SET list for an existing row, where EXCLUDED holds `inserted`.
+ */
+async function upsert(db: Queryable, userId: string, inserted: Profile, onConflict: string): Promise<Profile> {
+  const found = await db.query<ProfileRow>(
+    `INSERT INTO agent_memory_profiles (user_id, ${COLUMNS.join(', ')})
+     VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+     ON CONFLICT (user_id) DO UPDATE SET ${onConflict}, updated_at = NOW()
+     RETURNING ${COLUMNS.join(', ')}`,
+    [userId, ...PROFILE_SECTIONS.map((section) => inserted[section])],
+  );
+  return toProfile(found.rows[0]);
+}
+
+export async function saveProfileSection(db: Queryable, userId: string, section: ProfileSection, content: string): Promise<Profile> {
+  const column = `${section}_content`;
+  return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: content }, `${column} = EXCLUDED.${column}`);
+}
+
+/** `POST /v1/profile/reset`: every section back to DEFAULT_PROFILE, MEMORY included. */
+export async function resetProfile(db: Queryable, userId: string): Promise<Profile> {
+  return upsert(db, userId, DEFAULT_PROFILE, COLUMNS.map((column) => `${column} = EXCLUDED.${column}`).join(', '));
+}
+
+/** Appends a block to MEMORY, separated from what is there by a blank line. */
+export async function appendMemory(db: Queryable, userId: string, block: string): Promise<void> {
+  await upsert(
+    db,
+    userId,
+    { ...DEFAULT_PROFILE, memory: block },
+    `memory_content = CASE WHEN btrim(COALESCE(agent_memory_profiles.memory_content, '')) = '' THEN EXCLUDED.memory_content
+       ELSE rtrim(agent_memory_profiles.memory_content) || E'\\n\\n' || EXCLUDED.memory_content END`,
+  );
+}

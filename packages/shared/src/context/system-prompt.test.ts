@@ -1,0 +1,135 @@
+import { sessionKind, type SessionKind } from '../session-keys';
+import { toolSummary } from '../tools';
+import { DEFAULT_PROFILE, type Profile } from './profile-defaults';
+import { buildSystemPrompt, PROMPT_CAP, SECTION_CAP, type PromptInput } from './system-prompt';
+
+const FULL_PROFILE: Profile = {
+  soul: 'SOUL text',
+  identity: 'IDENTITY text',
+  agents: 'AGENTS text',
+  tools: 'TOOLS text',
+  user: 'USER text',
+  memory: 'MEMORY text',
+};
+
+function input(kind: SessionKind, overrides: Partial<PromptInput> = {}): PromptInput {
+  return {
+    assistant: { name: 'Nexo' },
+    profile: FULL_PROFILE,
+    sessionKind: kind,
+    toolSummary: toolSummary(),
+    pitfalls: ['rename_document failed 3 times this way: title too long.'],
+    relevantDocuments: [{ ref: 'document_1', title: 'Receita de bolo de cenoura', snippet: 'Cenouras, ovos, farinha.' }],
+    ...overrides,
+  };
+}
+
+function headings(prompt: string): string[] {
+  return [...prompt.matchAll(/^## (.+)$/gm)].map((match) => match[1] as string);
+}
+
+/** The body of one `## heading` section. */
+function section(prompt: string, heading: string): string | undefined {
+  const match = new RegExp(`^## ${heading}\\n([\\s\\S]*?)(?=\\n\\n## |$(?![\\s\\S]))`, 'm').exec(prompt);
+  return match?.[1];
+}
+
+describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT §8, ADR-017)', () => {
+  const ALWAYS = ['Personality', 'Identity', 'Instructions', 'Tools'];
+  const AFTER = ['Known pitfalls', 'Relevant documents'];
+
+  it.each<[string, string, string[]]>([
+    ['main', 'agent:main:main', [...ALWAYS, 'User Profile', 'Long-term Memory', ...AFTER]],
+    ['secondary direct', 'agent:main:telegram:direct:42', [...ALWAYS, 'User Profile', ...AFTER]],
+    ['direct on the web', 'agent:main:web:direct:browser-1', [...ALWAYS, 'User Profile', ...AFTER]],
+    ['group', 'agent:main:api:group:team', [...ALWAYS, ...AFTER]],
+    ['group on whatsapp', 'agent:main:whatsapp:group:family', [...ALWAYS, ...AFTER]],
+  ])('%s session (%s) has exactly these headings, in order', (_name, key, expected) => {
+    const prompt = buildSystemPrompt(input(sessionKind(key)));
+    expect(headings(prompt)).toEqual(expected);
+    expect(prompt.startsWith('You are Nexo, a personal AI assistant.')).toBe(true);
+  });
+
+  it.each<[keyof Profile, string, Record<SessionKind, boolean>]>([
+    ['soul', 'Personality', { main: true, direct: true, group: true }],
+    ['identity', 'Identity', { main: true, direct: true, group: true }],
+    ['agents', 'Instructions', { main: true, direct: true, group: true }],
+    ['tools', 'Tools', { main: true, direct: true, group: true }],
+    ['user', 'User Profile', { main: true, direct: true, group: false }],
+    ['memory', 'Long-term Memory', { main: true, direct: false, group: false }],
+  ])('the %s section (## %s) reaches the model only where ADR-017 allows', (key, heading, allowed) => {
+    for (const kind of ['main', 'direct', 'group'] as const) {
+      const prompt = buildSystemPrompt(input(kind));
+      expect(prompt.includes(FULL_PROFILE[key])).toBe(allowed[kind]);
+      expect(headings(prompt).includes(heading)).toBe(allowed[kind]);
+    }
+  });
+
+  it('leaves out empty sections, no pitfalls and retrieval turned off', () => {
+    const prompt = buildSystemPrompt(input('main', { profile: DEFAULT_PROFILE, pitfalls: [], relevantDocuments: null }));
+    expect(headings(prompt)).toEqual(['Personality', 'Identity', 'Instructions', 'Tools']);
+    expect(headings(buildSystemPrompt(input('main', { relevantDocuments: [] })))).not.toContain('Relevant documents');
+  });
+
+  it('shows the identity fields in the first line', () => {
+    const prompt = buildSystemPrompt(
+      input('group', { assistant: { name: 'Ada', emoji: '🦉', creature: 'owl', tone: 'calm', vibe: 'curious' } }),
+    );
+    expect(prompt.split('\n')[0]).toBe('You are Ada 🦉, a personal AI assistant (owl). Your tone: calm. Your vibe: curious.');
+  });
+
+  it('lists the tools from the registry after the TOOLS text, pitfalls and documents with refs', () => {
+    const prompt = buildSystemPrompt(input('main'));
+    expect(section(prompt, 'Tools')).toBe(`TOOLS text\n\n${toolSummary()}`);
+    expect(section(prompt, 'Tools')).toContain('- rename_document: Rename an existing document');
+    expect(section(prompt, 'Known pitfalls')).toBe('- rename_document failed 3 times this way: title too long.');
+    expect(section(prompt, 'Relevant documents')).toBe('- "Receita de bolo de cenoura" [ID: document_1]: Cenouras, ovos, farinha.');
+  });
+
+  it('never lets a UUID through', () => {
+    const uuid = '0b6f1c1e-2f4a-4a57-9d3e-6b1f0a9c1d2e';
+    const prompt = buildSystemPrompt(input('main', { profile: { ...FULL_PROFILE, memory: `the id is ${uuid}` } }));
+    expect(prompt).not.toContain(uuid);
+  });
+});
+
+describe('buildSystemPrompt: caps', () => {
+  it('truncates a 30,000-character SOUL to 20,000 with a visible note', () => {
+    const soul = 's'.repeat(30_000);
+    const prompt = buildSystemPrompt(input('main', { profile: { ...FULL_PROFILE, soul } }));
+    const body = section(prompt, 'Personality') as string;
+    expect(body).toBe(`${'s'.repeat(SECTION_CAP)}\n\n[truncated: 10000 more characters not shown]`);
+    expect(prompt).toContain('s'.repeat(20_000));
+    expect(prompt).not.toContain('s'.repeat(20_001));
+    // The sections after it are still there.
+    expect(headings(prompt)).toContain('Long-term Memory');
+  });
+
+  it('keeps the newest part of a long MEMORY, where digests are appended', () => {
+    const memory = `${'old '.repeat(6_000)}\n### Session digest 2026-02-16 14:05 UTC (agent:main:main)\nLikes tea.`;
+    const body = section(buildSystemPrompt(input('main', { profile: { ...FULL_PROFILE, memory } })), 'Long-term Memory') as string;
+    expect(body.startsWith(`[truncated: ${memory.length - SECTION_CAP} earlier characters not shown]`)).toBe(true);
+    expect(body.endsWith('Likes tea.')).toBe(true);
+  });
+
+  it('caps the whole prompt at 60,000 characters, note included', () => {
+    const big = (letter: string) => letter.repeat(SECTION_CAP);
+    const profile: Profile = { soul: big('a'), identity: big('b'), agents: big('c'), tools: big('d'), user: big('e'), memory: big('f') };
+    const prompt = buildSystemPrompt(input('main', { profile }));
+    expect(prompt.length).toBeLessThanOrEqual(PROMPT_CAP);
+    expect(prompt).toMatch(/\[truncated: the rest of this prompt \(\d+ characters\) is not shown\]$/);
+    expect(headings(prompt).slice(0, 3)).toEqual(['Personality', 'Identity', 'Instructions']);
+  });
+
+  it('leaves a prompt under the caps untouched', () => {
+    expect(buildSystemPrompt(input('main'))).not.toContain('[truncated');
+  });
+});
+
+describe('buildSystemPrompt: the current time', () => {
+  it('states it after the identity line, before any section', () => {
+    const prompt = buildSystemPrompt(input('main', { now: new Date('2026-11-22T07:05:09Z') }));
+    const [opening] = prompt.split('\n\n');
+    expect(opening).toMatch(/^You are .*\nThe current date and time is 2026-11-22T07:05 UTC\.$/);
+  });
+});

@@ -1,0 +1,59 @@
+import type { Queryable } from '../db';
+
+/** Seed 003's gotcha: a known way a tool fails for this user, captured or written by hand. */
+export interface Gotcha {
+  id: string;
+  tool_name: string | null;
+  /** The normalised error message it was captured from; null for a manual gotcha. */
+  pattern: string | null;
+  description: string;
+  source: 'auto_detected' | 'manual';
+  occurrences: number;
+  first_seen: Date;
+  last_seen: Date;
+  created_at: Date;
+}
+
+const COLUMNS = `id, tool_name, pattern, description, source, occurrences,
+  first_seen_at AS first_seen, last_seen_at AS last_seen, created_at`;
+
+/** Most recently seen first. */
+export async function listGotchas(db: Queryable, userId: string, limit = 200): Promise<Gotcha[]> {
+  const found = await db.query<Gotcha>(
+    `SELECT ${COLUMNS} FROM gotchas WHERE user_id = $1 ORDER BY last_seen_at DESC, created_at DESC LIMIT $2`,
+    [userId, limit],
+  );
+  return found.rows;
+}
+
+export async function addManualGotcha(
+  db: Queryable,
+  userId: string,
+  input: { tool_name?: string | undefined; description: string },
+): Promise<Gotcha> {
+  const found = await db.query<Gotcha>(
+    `INSERT INTO gotchas (user_id, tool_name, description, source) VALUES ($1, $2, $3, 'manual') RETURNING ${COLUMNS}`,
+    [userId, input.tool_name ?? null, input.description],
+  );
+  return found.rows[0] as Gotcha;
+}
+
+/** The gotchas about the given tools plus the general (tool-less) ones, most recent first. */
+export async function gotchasForTools(db: Queryable, userId: string, tools: string[], limit: number): Promise<Gotcha[]> {
+  const found = await db.query<Gotcha>(
+    `SELECT ${COLUMNS} FROM gotchas WHERE user_id = $1 AND (tool_name IS NULL OR tool_name = ANY($2::text[]))
+     ORDER BY last_seen_at DESC, created_at DESC LIMIT $3`,
+    [userId, tools, limit],
+  );
+  return found.rows;
+}
+
+/** One line of the system prompt's `## Known pitfalls`. */
+export function pitfallLine(gotcha: Gotcha, maxChars = 400): string {
+  const what = gotcha.description.replace(/\s+/g, ' ').trim();
+  const text =
+    gotcha.source === 'auto_detected'
+      ? `${gotcha.tool_name} failed ${gotcha.occurrences} times this way: ${what} Check the arguments before calling it again.`
+      : `${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${what}`;
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { defineTool, displayName, entityReference, quote } from './tool-spec';
+
+export const REMINDER_REPEATS = ['daily', 'weekly'] as const;
+
+const text = (what: string) => displayName(500, `${what}, 1 to 500 characters; it is what the user will read.`);
+const at = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, like 2026-05-01T07:00:00-03:00' })
+  .describe('When it fires: an ISO 8601 date-time with its time zone offset, e.g. "2026-05-01T07:00:00-03:00". Must be in the future.');
+const repeat = z.enum(REMINDER_REPEATS).describe('Repeat every day or every week from `at`.');
+
+export const reminderTools = {
+  create_reminder: defineTool({
+    description:
+      "Set a reminder: at the given time its text is sent to the user. Optionally repeating daily or weekly, and linked to a habit. The result gives the reminder's ref (e.g. reminder_1).",
+    input: z.object({
+      text: text('What to remind the user of'),
+      at,
+      habit_id: entityReference('habit').optional(),
+      repeat: repeat.optional(),
+    }),
+    mutates: true,
+    describe: (a) => `Create reminder ${quote(a.text)} at ${a.at}${a.repeat ? ` (${a.repeat})` : ''}`,
+  }),
+  update_reminder: defineTool({
+    description:
+      'Change a reminder: its text, time, repetition or habit. Pass only the fields to change; null for repeat makes it fire once, null for habit_id unlinks it.',
+    input: z
+      .object({
+        reminder_id: entityReference('reminder', 'text'),
+        text: text('The new text').optional(),
+        at: at.optional(),
+        repeat: repeat.nullable().optional(),
+        habit_id: entityReference('habit').nullable().optional(),
+      })
+      .refine((a) => a.text !== undefined || a.at !== undefined || a.repeat !== undefined || a.habit_id !== undefined, {
+        error: 'give at least one of text, at, repeat or habit_id to change',
+      }),
+    mutates: true,
+    describe: (a) => `Update reminder ${quote(a.reminder_id)}${a.at ? ` to ${a.at}` : ''}`,
+  }),
+  delete_reminder: defineTool({
+    description: 'Delete a reminder; it will not fire again.',
+    input: z.object({ reminder_id: entityReference('reminder', 'text') }),
+    mutates: true,
+    describe: (a) => `Delete reminder ${quote(a.reminder_id)}`,
+  }),
+  list_reminders: defineTool({
+    description: "List the user's reminders with their refs, next time, repetition and habit, soonest first.",
+    input: z.object({}),
+    mutates: false,
+    describe: () => 'List reminders',
+  }),
+};

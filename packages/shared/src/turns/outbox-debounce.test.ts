@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Worker, type Job } from 'bullmq';
+import { createDb, type Db } from '../db';
+import { EventWriter } from '../events';
+import { sessionIdleDigestJob } from '../jobs';
+import { createQueues, type Queues } from '../queues';
+import { createClientRedis, createWorkerRedis, type Redis } from '../redis';
+import { appendOutbox, OutboxPublisher } from './outbox';
+
+/**
+ * The session digest is re-armed by every message through a debounced outbox job (BullMQ
+ * deduplication, replace mode): these tests pin down that BullMQ 6 really behaves that way.
+ */
+let db: Db;
+let redis: Redis;
+let queues: Queues;
+let publisher: OutboxPublisher;
+let prefix: string;
+
+beforeAll(() => {
+  db = createDb(process.env.DATABASE_URL as string, { max: 2 });
+  redis = createClientRedis(process.env.REDIS_URL as string);
+  prefix = `${process.env.QUEUE_PREFIX}-debounce-${randomUUID().slice(0, 8)}`;
+  queues = createQueues(redis, prefix);
+  publisher = new OutboxPublisher(db, new EventWriter(redis, prefix, 60), queues);
+});
+
+afterAll(async () => {
+  await queues['session-digests'].obliterate({ force: true });
+  await queues.close();
+  await redis.quit();
+  await db.end();
+});
+
+async function newSession(): Promise<{ userId: string; sessionId: string }> {
+  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('debounce') RETURNING id`);
+  const userId = user.rows[0]?.id as string;
+  const session = await db.query<{ id: string }>(
+    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
+    [userId],
+  );
+  return { userId, sessionId: session.rows[0]?.id as string };
+}
+
+/** A message of the session: a turn whose outbox re-arms the digest, published. */
+async function message(session: { userId: string; sessionId: string }, idleSeconds: number): Promise<string> {
+  const turn = await db.query<{ id: string }>(
+    `INSERT INTO turns (user_id, session_id, session_key, input) VALUES ($1, $2, 'agent:main:main', 'hi') RETURNING id`,
+    [session.userId, session.sessionId],
+  );
+  const turnId = turn.rows[0]?.id as string;
+  await appendOutbox(db, turnId, [sessionIdleDigestJob(session.sessionId, turnId, idleSeconds)]);
+  await publisher.flush(turnId);
+  return turnId;
+}
+
+const digestsOf = async (sessionId: string, states: ('delayed' | 'waiting' | 'active' | 'completed')[]) =>
+  (await queues['session-digests'].getJobs(states)).filter((job) => job.data.sessionId === sessionId);
+
+describe('debounced outbox jobs (the session digest re-arm)', () => {
+  it('keeps one delayed digest per session: each message replaces the one still waiting', async () => {
+    const session = await newSession();
+    const other = await newSession();
+    await message(session, 60);
+    await message(session, 60);
+    const last = await message(session, 60);
+    await message(other, 60);
+
+    const delayed = await digestsOf(session.sessionId, ['delayed', 'waiting']);
+    expect(delayed.map((job) => job.id)).toEqual([`digest-idle.${last}`]);
+    expect(delayed[0]?.data).toEqual({ sessionId: session.sessionId, reason: 'idle' });
+    expect(delayed[0]?.opts.delay).toBe(60_000);
+    expect(await digestsOf(other.sessionId, ['delayed'])).toHaveLength(1);
+  });
+
+  it('does not lose a re-arm that comes while the digest runs: it runs again afterwards', async () => {
+    const session = await newSession();
+    const seen: string[] = [];
+    let rearmed = false;
+    let queuedWhileRunning = -1;
+    let finished: () => void = () => undefined;
+    const bothDone = new Promise<void>((resolve) => (finished = resolve));
+    const connection = createWorkerRedis(process.env.REDIS_URL as string);
+    const worker = new Worker(
+      'session-digests',
+      async (job: Job) => {
+        if (job.data.sessionId !== session.sessionId) return;
+        seen.push(job.id as string);
+        if (!rearmed) {
+          rearmed = true;
+          await message(session, 0);
+          queuedWhileRunning = (await digestsOf(session.sessionId, ['delayed', 'waiting'])).length;
+        }
+        if (seen.length === 2) finished();
+      },
+      { connection, prefix },
+    );
+    try {
+      const first = await message(session, 0);
+      await bothDone;
+      expect(seen[0]).toBe(`digest-idle.${first}`);
+      expect(seen[1]).toMatch(/^digest-idle\./);
+      expect(seen[1]).not.toBe(seen[0]);
+      // While the first ran, the second waited outside the queue (it was not run in parallel).
+      expect(queuedWhileRunning).toBe(0);
+    } finally {
+      await worker.close();
+      await connection.quit();
+    }
+  });
+});

@@ -1,0 +1,187 @@
+import pg from 'pg';
+import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
+import { OfflinePlanner } from '../llm/offline.planner';
+import { DIGEST_INSTRUCTIONS } from './digest-transcript';
+import { DigestConflictError, digestSession, type DigestDeps } from './session-digest';
+
+let pool: pg.Pool;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+});
+
+afterAll(async () => {
+  await pool.end();
+});
+
+/** A model that answers with `reply` (or throws it) and records what it was asked. */
+class ScriptedModel implements ChatModel {
+  readonly name = 'scripted';
+  readonly requests: ChatRequest[] = [];
+  constructor(public reply: (request: ChatRequest) => Promise<string> | string) {}
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    this.requests.push(request);
+    return { content: await this.reply(request), toolCalls: [] };
+  }
+}
+
+const NOW = new Date('2026-02-16T14:05:30Z');
+
+function deps(model: ChatModel): DigestDeps {
+  return { db: pool, model, defaultModel: 'test-model', idleSeconds: 60, now: () => NOW };
+}
+
+async function newSession(key = 'agent:main:main'): Promise<{ userId: string; sessionId: string }> {
+  const user = await pool.query<{ id: string }>("INSERT INTO users (display_name) VALUES ('Digest') RETURNING id");
+  const userId = (user.rows[0] as { id: string }).id;
+  await pool.query('INSERT INTO user_preferences (user_id) VALUES ($1)', [userId]);
+  await pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [userId, 'Prefers tea.']);
+  const session = await pool.query<{ id: string }>('INSERT INTO sessions (user_id, session_key) VALUES ($1, $2) RETURNING id', [
+    userId,
+    key,
+  ]);
+  return { userId, sessionId: (session.rows[0] as { id: string }).id };
+}
+
+async function say(sessionId: string, role: 'user' | 'assistant', content: string): Promise<void> {
+  await pool.query('INSERT INTO messages (session_id, role, content) VALUES ($1, $2, $3)', [sessionId, role, content]);
+}
+
+/** Moves the session's activity two minutes back: idle for a 60 s idle time. */
+async function quiet(sessionId: string): Promise<void> {
+  await pool.query(`UPDATE sessions SET last_activity_at = NOW() - interval '2 minutes' WHERE id = $1`, [sessionId]);
+  await pool.query(`UPDATE messages SET created_at = NOW() - interval '2 minutes' WHERE session_id = $1`, [sessionId]);
+}
+
+async function memory(userId: string): Promise<string> {
+  const found = await pool.query<{ memory_content: string }>('SELECT memory_content FROM agent_memory_profiles WHERE user_id = $1', [userId]);
+  return found.rows[0]?.memory_content ?? '';
+}
+
+async function digestedUntil(sessionId: string): Promise<number> {
+  const found = await pool.query<{ digested_until: number }>('SELECT digested_until FROM sessions WHERE id = $1', [sessionId]);
+  return found.rows[0]?.digested_until ?? -1;
+}
+
+describe('digestSession', () => {
+  it('waits while the session is in use: recent messages, or a turn in progress', async () => {
+    const model = new ScriptedModel(() => 'never');
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'hello');
+    const outcome = await digestSession(deps(model), sessionId, { force: false });
+    expect(outcome).toMatchObject({ kind: 'not-idle' });
+    expect(outcome.kind === 'not-idle' && outcome.retryInMs).toBeGreaterThan(55_000);
+
+    await quiet(sessionId);
+    await pool.query(`INSERT INTO turns (user_id, session_id, session_key, input, status) VALUES ($1, $2, 'agent:main:main', 'x', 'awaiting_approval')`, [
+      userId,
+      sessionId,
+    ]);
+    expect(await digestSession(deps(model), sessionId, { force: false })).toEqual({ kind: 'not-idle', retryInMs: 60_000 });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('appends the summary under a dated heading and moves the mark; a second run finds nothing new', async () => {
+    const model = new ScriptedModel(() => 'Ana planned her garden.\n- Ana grows tomatoes.');
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'I grow tomatoes by the south wall');
+    await say(sessionId, 'assistant', 'Noted!');
+    await quiet(sessionId);
+
+    expect(await digestSession(deps(model), sessionId, { force: false })).toEqual({ kind: 'digested', rounds: 1 });
+    expect(await memory(userId)).toBe(
+      'Prefers tea.\n\n### Session digest 2026-02-16 14:05 UTC (agent:main:main)\nAna planned her garden.\n- Ana grows tomatoes.',
+    );
+    const lastId = await pool.query<{ max: number }>('SELECT MAX(id) AS max FROM messages WHERE session_id = $1', [sessionId]);
+    expect(await digestedUntil(sessionId)).toBe(lastId.rows[0]?.max);
+    const request = model.requests[0] as ChatRequest;
+    expect(request).toMatchObject({ model: 'test-model', tools: [] });
+    expect(request.messages[0]).toEqual({ role: 'system', content: DIGEST_INSTRUCTIONS });
+    expect(request.messages[1]?.content).toBe(
+      'Transcript of session agent:main:main:\n\nUser: I grow tomatoes by the south wall\nAssistant: Noted!',
+    );
+
+    expect(await digestSession(deps(model), sessionId, { force: false })).toEqual({ kind: 'nothing-new' });
+    expect(await digestSession(deps(model), sessionId, { force: true })).toEqual({ kind: 'nothing-new' });
+    expect(model.requests).toHaveLength(1);
+
+    await say(sessionId, 'user', 'and basil');
+    await quiet(sessionId);
+    model.reply = () => 'Added basil.';
+    await digestSession(deps(model), sessionId, { force: false });
+    expect(model.requests[1]?.messages[1]?.content).toBe('Transcript of session agent:main:main:\n\nUser: and basil');
+    expect((await memory(userId)).match(/### Session digest/g)).toHaveLength(2);
+  });
+
+  it('loses nothing when the model fails: the mark stays, and the retry digests the same messages', async () => {
+    const model = new ScriptedModel(() => {
+      throw new Error('model down');
+    });
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'remember the dentist on Friday');
+    await quiet(sessionId);
+    await expect(digestSession(deps(model), sessionId, { force: false })).rejects.toThrow('model down');
+    expect(await digestedUntil(sessionId)).toBe(0);
+    expect(await memory(userId)).toBe('Prefers tea.');
+
+    model.reply = () => '   ';
+    await expect(digestSession(deps(model), sessionId, { force: false })).rejects.toThrow('empty digest');
+    expect(await digestedUntil(sessionId)).toBe(0);
+
+    model.reply = () => 'Dentist on Friday.';
+    await digestSession(deps(model), sessionId, { force: false });
+    expect(model.requests.at(-1)?.messages[1]?.content).toContain('User: remember the dentist on Friday');
+    expect(await memory(userId)).toContain('Dentist on Friday.');
+  });
+
+  it('digests a long session in rounds, each within the transcript limit, up to the last message', async () => {
+    const model = new ScriptedModel((request) => `Round of ${String(request.messages[1]?.content.length)} characters.`);
+    const { userId, sessionId } = await newSession();
+    for (let i = 0; i < 60; i++) await say(sessionId, 'user', `${i} ${'y'.repeat(1_200)}`);
+    expect(await digestSession(deps(model), sessionId, { force: true })).toEqual({ kind: 'digested', rounds: 2 });
+    expect(model.requests).toHaveLength(2);
+    expect((await memory(userId)).match(/### Session digest/g)).toHaveLength(2);
+    const lastId = await pool.query<{ max: number }>('SELECT MAX(id) AS max FROM messages WHERE session_id = $1', [sessionId]);
+    expect(await digestedUntil(sessionId)).toBe(lastId.rows[0]?.max);
+  });
+
+  it('refuses to commit over another digest that committed meanwhile', async () => {
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'something');
+    await quiet(sessionId);
+    const model = new ScriptedModel(async () => {
+      await pool.query('UPDATE sessions SET digested_until = digested_until + 1 WHERE id = $1', [sessionId]);
+      return 'late summary';
+    });
+    await expect(digestSession(deps(model), sessionId, { force: false })).rejects.toBeInstanceOf(DigestConflictError);
+    expect(await memory(userId)).toBe('Prefers tea.');
+  });
+
+  it('digests at once on reset, and any archived session whatever the reason', async () => {
+    const model = new ScriptedModel(() => 'Reset summary.');
+    const first = await newSession('agent:main:telegram:direct:42');
+    await say(first.sessionId, 'user', 'just now');
+    expect(await digestSession(deps(model), first.sessionId, { force: true })).toEqual({ kind: 'digested', rounds: 1 });
+    expect(await memory(first.userId)).toContain('### Session digest 2026-02-16 14:05 UTC (agent:main:telegram:direct:42)\nReset summary.');
+
+    const second = await newSession();
+    await say(second.sessionId, 'user', 'just now too');
+    await pool.query('UPDATE sessions SET archived_at = NOW() WHERE id = $1', [second.sessionId]);
+    expect(await digestSession(deps(model), second.sessionId, { force: false })).toEqual({ kind: 'digested', rounds: 1 });
+  });
+
+  it('with the offline planner, keeps an extract of the conversation instead of its help text', async () => {
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'create folder Work');
+    await say(sessionId, 'assistant', 'Folder "Work" created [ID: folder_1].');
+    await digestSession(deps(new OfflinePlanner()), sessionId, { force: true });
+    const text = await memory(userId);
+    expect(text).toContain('User: create folder Work');
+    expect(text).not.toContain('offline planner');
+  });
+
+  it('answers gone for a session that no longer exists', async () => {
+    const model = new ScriptedModel(() => 'x');
+    expect(await digestSession(deps(model), '00000000-0000-4000-8000-000000000000', { force: true })).toEqual({ kind: 'gone' });
+  });
+});

@@ -1,0 +1,131 @@
+import {
+  ACTIVE_STATUSES,
+  appendMemory,
+  stripUuids,
+  summarizeMessages,
+  withTransaction,
+  type Db,
+} from '@assistant/shared';
+import type { ChatModel } from '../llm/chat-model';
+import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
+
+export interface DigestDeps {
+  db: Db;
+  model: ChatModel;
+  defaultModel: string;
+  idleSeconds: number;
+  now?: () => Date;
+}
+
+export type DigestOutcome =
+  | { kind: 'digested'; rounds: number }
+  | { kind: 'nothing-new' }
+  | { kind: 'not-idle'; retryInMs: number }
+  | { kind: 'gone' };
+
+/** Messages read per round; a round also stops at the transcript's size limit. */
+const BATCH_MESSAGES = 300;
+/** Size of the offline planner's stand-in digest (it is not a language model). */
+const OFFLINE_DIGEST_CHARS = 1_500;
+
+/** Another digest of the session committed first: a retry digests what is left. */
+export class DigestConflictError extends Error {}
+
+interface SessionState {
+  user_id: string;
+  session_key: string;
+  digested_until: number;
+  archived: boolean;
+  busy: boolean;
+  quiet_ms: number;
+  model: string | null;
+}
+
+/**
+ * CONTRACT §8's session digest: the model summarises the session's messages since the last
+ * digest and the summary is appended to the user's MEMORY under a dated heading, moving
+ * `sessions.digested_until` in the same transaction. Nothing is lost when it fails: the mark
+ * moves only with the summary, and the error goes back to the queue for a retry.
+ *
+ * Unless forced (a reset) or archived, a session is digested only when it is idle: no turn in
+ * progress and quiet for `idleSeconds` since its last message. Otherwise the caller is told
+ * when to look again.
+ */
+export async function digestSession(deps: DigestDeps, sessionId: string, options: { force: boolean }): Promise<DigestOutcome> {
+  let rounds = 0;
+  for (;;) {
+    const session = await loadSession(deps.db, sessionId);
+    if (!session) return { kind: 'gone' };
+    if (!options.force && !session.archived && rounds === 0) {
+      const idleMs = deps.idleSeconds * 1_000;
+      if (session.busy) return { kind: 'not-idle', retryInMs: idleMs };
+      if (session.quiet_ms < idleMs) return { kind: 'not-idle', retryInMs: idleMs - session.quiet_ms };
+    }
+    const pending = await deps.db.query<DigestMessage>(
+      `SELECT id, role, content, tool_calls FROM messages WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT ${BATCH_MESSAGES}`,
+      [sessionId, session.digested_until],
+    );
+    const transcript = digestTranscript(pending.rows);
+    if (!transcript) return rounds > 0 ? { kind: 'digested', rounds } : { kind: 'nothing-new' };
+    const covered = pending.rows.filter((message) => message.id <= transcript.lastId);
+    // Messages without text (an empty answer) only move the mark.
+    const summary = transcript.text.trim() === '' ? null : await summarise(deps, session, transcript.text, covered);
+    await commit(deps, sessionId, session, transcript.lastId, summary);
+    rounds += 1;
+  }
+}
+
+async function loadSession(db: Db, sessionId: string): Promise<SessionState | undefined> {
+  const found = await db.query<SessionState>(
+    `SELECT s.user_id, s.session_key, s.digested_until, s.archived_at IS NOT NULL AS archived,
+            EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = ANY($2)) AS busy,
+            (EXTRACT(EPOCH FROM NOW() - GREATEST(s.last_activity_at,
+               COALESCE((SELECT MAX(m.created_at) FROM messages m WHERE m.session_id = s.id), s.last_activity_at))) * 1000)::float8 AS quiet_ms,
+            p.default_model AS model
+     FROM sessions s LEFT JOIN user_preferences p ON p.user_id = s.user_id
+     WHERE s.id = $1`,
+    [sessionId, ACTIVE_STATUSES],
+  );
+  return found.rows[0];
+}
+
+async function summarise(deps: DigestDeps, session: SessionState, transcript: string, messages: DigestMessage[]): Promise<string> {
+  // The offline planner would answer a transcript with its help text; an extract serves better.
+  if (deps.model.name === 'offline') {
+    const spoken = messages.filter((m) => m.role !== 'tool').map((m) => ({ ...m, tool_call_id: null }));
+    return summarizeMessages(spoken, OFFLINE_DIGEST_CHARS);
+  }
+  const response = await deps.model.complete({
+    model: session.model ?? deps.defaultModel,
+    messages: [
+      { role: 'system', content: DIGEST_INSTRUCTIONS },
+      { role: 'user', content: `Transcript of session ${session.session_key}:\n\n${transcript}` },
+    ],
+    tools: [],
+    onToken: () => undefined,
+  });
+  const summary = stripUuids(response.content.trim());
+  if (summary === '') throw new Error('the model returned an empty digest');
+  return summary;
+}
+
+async function commit(deps: DigestDeps, sessionId: string, session: SessionState, lastId: number, summary: string | null): Promise<void> {
+  await withTransaction(deps.db, async (client) => {
+    const locked = await client.query<{ digested_until: number }>(
+      'SELECT digested_until FROM sessions WHERE id = $1 FOR UPDATE',
+      [sessionId],
+    );
+    if (locked.rows[0]?.digested_until !== session.digested_until) {
+      throw new DigestConflictError(`session ${sessionId} was digested by another job meanwhile`);
+    }
+    if (summary !== null) {
+      await appendMemory(client, session.user_id, `${digestHeading(deps.now?.() ?? new Date(), session.session_key)}\n${summary}`);
+    }
+    await client.query('UPDATE sessions SET digested_until = $2 WHERE id = $1', [sessionId, lastId]);
+  });
+}
+
+/** `### Session digest 2026-02-16 14:05 UTC (agent:main:main)`: nested under `## Long-term Memory`. */
+export function digestHeading(at: Date, sessionKey: string): string {
+  return `### Session digest ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC (${sessionKey})`;
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { createClientRedis, createDb, createLogger, createQueues, reminderFireJobId, type Db, type Queues, type Redis } from '@assistant/shared';
+import { createReminderProcessor, nextOccurrence, type ReminderDeps } from './reminder.worker';
+
+const DAY = 86_400_000;
+let db: Db;
+let redis: Redis;
+let queues: Queues;
+let deps: ReminderDeps;
+let processJob: ReturnType<typeof createReminderProcessor>;
+
+beforeAll(() => {
+  db = createDb(process.env.DATABASE_URL as string);
+  redis = createClientRedis(process.env.REDIS_URL as string);
+  queues = createQueues(redis, `${process.env.QUEUE_PREFIX}-reminders-${randomUUID().slice(0, 8)}`);
+  deps = { db, queues, logger: createLogger('reminder-test', 'silent') };
+  processJob = createReminderProcessor(deps);
+});
+
+afterAll(async () => {
+  await queues.close();
+  await redis.quit();
+  await db.end();
+});
+
+function job(name: string, data: Record<string, unknown>): Job {
+  return { id: randomUUID(), name, data } as unknown as Job;
+}
+
+const fire = (reminderId: string, at: Date) => processJob(job('fire', { reminderId, at: at.toISOString() }));
+
+async function newUser(withMainSession = false): Promise<string> {
+  const user = await db.query<{ id: string }>("INSERT INTO users (display_name) VALUES ('Reminder test') RETURNING id");
+  const userId = user.rows[0]?.id as string;
+  if (withMainSession) await db.query("INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main')", [userId]);
+  return userId;
+}
+
+async function newReminder(userId: string, text: string, at: Date, repeat: 'daily' | 'weekly' | null = null): Promise<string> {
+  const id = randomUUID();
+  await db.query('INSERT INTO reminders (id, user_id, text, text_key, at, repeat) VALUES ($1, $2, $3::text, lower($3::text), $4, $5)', [
+    id,
+    userId,
+    text,
+    at,
+    repeat,
+  ]);
+  return id;
+}
+
+async function mainSessionMessages(userId: string) {
+  const found = await db.query<{ role: string; content: string }>(
+    `SELECT m.role, m.content FROM messages m JOIN sessions s ON s.id = m.session_id
+     WHERE s.user_id = $1 AND s.session_key = 'agent:main:main' AND s.archived_at IS NULL ORDER BY m.id`,
+    [userId],
+  );
+  return found.rows;
+}
+
+async function reminder(id: string) {
+  const found = await db.query<{ at: Date; last_fired_at: Date | null }>('SELECT at, last_fired_at FROM reminders WHERE id = $1', [id]);
+  return found.rows[0];
+}
+
+describe('fire', () => {
+  it('posts the text once to the main session, creating the session, however often the job runs', async () => {
+    const userId = await newUser();
+    const at = new Date(Date.now() - 1_000);
+    const id = await newReminder(userId, 'Drink water', at);
+    await fire(id, at);
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toEqual([{ role: 'assistant', content: 'Drink water' }]);
+    const row = await reminder(id);
+    expect(row?.at).toEqual(at);
+    expect(row?.last_fired_at?.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    const sessions = await db.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId]);
+    expect(sessions.rowCount).toBe(1);
+  });
+
+  it('uses the existing main session', async () => {
+    const userId = await newUser(true);
+    const at = new Date(Date.now() - 1_000);
+    await fire(await newReminder(userId, 'Call Ana', at), at);
+    expect(await mainSessionMessages(userId)).toEqual([{ role: 'assistant', content: 'Call Ana' }]);
+    expect((await db.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId])).rowCount).toBe(1);
+  });
+
+  it('does nothing for a job made stale by an update, and makes sure the job for the new time exists', async () => {
+    const userId = await newUser();
+    const old = new Date(Date.now() - 1_000);
+    const moved = new Date(Date.now() + DAY);
+    const id = await newReminder(userId, 'Stretch', old);
+    await db.query('UPDATE reminders SET at = $2 WHERE id = $1', [id, moved]);
+    await fire(id, old);
+    expect(await mainSessionMessages(userId)).toEqual([]);
+    expect(await queues.reminders.getJobState(reminderFireJobId(id, moved))).toBe('delayed');
+  });
+
+  it('never fires a deleted reminder', async () => {
+    const userId = await newUser();
+    const at = new Date(Date.now() - 1_000);
+    const id = await newReminder(userId, 'Gone', at);
+    await db.query('DELETE FROM reminders WHERE id = $1', [id]);
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toEqual([]);
+    expect((await db.query('SELECT 1 FROM sessions WHERE user_id = $1', [userId])).rowCount).toBe(0);
+  });
+
+  it('moves a repeating reminder to its next time and schedules that, once, even when retried', async () => {
+    const userId = await newUser();
+    const at = new Date(Date.now() - 1_000);
+    const id = await newReminder(userId, 'Meditate', at, 'daily');
+    await fire(id, at);
+    await fire(id, at);
+    const next = new Date(at.getTime() + DAY);
+    expect(await mainSessionMessages(userId)).toEqual([{ role: 'assistant', content: 'Meditate' }]);
+    expect((await reminder(id))?.at).toEqual(next);
+    const scheduled = await queues.reminders.getJob(reminderFireJobId(id, next));
+    expect(scheduled?.data).toEqual({ reminderId: id, at: next.toISOString() });
+    expect(scheduled?.opts.delay).toBeGreaterThan(DAY - 60_000);
+    const delayed = await queues.reminders.getDelayed();
+    expect(delayed.filter((entry) => entry.data.reminderId === id)).toHaveLength(1);
+  });
+
+  it('after downtime fires a weekly reminder once and moves it to its next time in the future', async () => {
+    const userId = await newUser();
+    const at = new Date(Date.now() - 15 * DAY - 1_000);
+    const id = await newReminder(userId, 'Weekly review', at, 'weekly');
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toHaveLength(1);
+    expect((await reminder(id))?.at).toEqual(new Date(at.getTime() + 21 * DAY));
+  });
+
+  it('refuses a malformed payload for good', async () => {
+    await expect(processJob(job('fire', { reminderId: 'reminder_1', at: 'soon' }))).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(processJob(job('snooze', {}))).rejects.toBeInstanceOf(UnrecoverableError);
+  });
+});
+
+describe('cancel', () => {
+  it('removes the stale fire job, but keeps it when the reminder fires at that time again', async () => {
+    const userId = await newUser();
+    const first = new Date(Date.now() + DAY);
+    const second = new Date(Date.now() + 2 * DAY);
+    const id = await newReminder(userId, 'Water', first);
+    await queues.reminders.add('fire', { reminderId: id, at: first.toISOString() }, { jobId: reminderFireJobId(id, first), delay: DAY });
+
+    await processJob(job('cancel', { reminderId: id, at: first.toISOString() }));
+    expect(await queues.reminders.getJobState(reminderFireJobId(id, first))).toBe('delayed');
+
+    await db.query('UPDATE reminders SET at = $2 WHERE id = $1', [id, second]);
+    await processJob(job('cancel', { reminderId: id, at: first.toISOString() }));
+    expect(await queues.reminders.getJobState(reminderFireJobId(id, first))).toBe('unknown');
+  });
+});
+
+describe('nextOccurrence', () => {
+  it('is one period later, or the first one after now when several were missed', () => {
+    const at = new Date('2030-01-01T07:00:00Z');
+    expect(nextOccurrence(at, DAY, new Date('2030-01-01T07:00:01Z'))).toEqual(new Date('2030-01-02T07:00:00Z'));
+    expect(nextOccurrence(at, DAY, new Date('2029-12-31T23:00:00Z'))).toEqual(new Date('2030-01-02T07:00:00Z'));
+    expect(nextOccurrence(at, 7 * DAY, new Date('2030-01-20T08:00:00Z'))).toEqual(new Date('2030-01-22T07:00:00Z'));
+  });
+});

@@ -1,0 +1,129 @@
+import type { Job } from 'bullmq';
+import {
+  addOutboxJob,
+  jobId,
+  MAIN_SESSION_KEY,
+  outboxJob,
+  parseJob,
+  reminderFireJob,
+  reminderFireJobId,
+  InvalidJobError,
+  withTransaction,
+  type DbClient,
+  type OutboxEntry,
+  type Runtime,
+} from '@assistant/shared';
+
+export type ReminderDeps = Pick<Runtime, 'db' | 'queues' | 'logger'>;
+
+interface DueReminder {
+  id: string;
+  user_id: string;
+  text: string;
+  repeat: 'daily' | 'weekly' | null;
+  fired: boolean;
+  at: Date;
+}
+
+const DAY_MS = 86_400_000;
+const PERIOD_MS = { daily: DAY_MS, weekly: 7 * DAY_MS } as const;
+
+/**
+ * The reminders processor. `fire` posts a reminder's text to its user's main session exactly
+ * once, however often the job is retried or republished; `cancel` removes a fire job that an
+ * update or delete made stale.
+ */
+export function createReminderProcessor(deps: ReminderDeps) {
+  return async function processReminderJob(job: Job): Promise<void> {
+    switch (job.name) {
+      case 'fire': {
+        const { reminderId, at } = parseJob('reminders', 'fire', job.data) as { reminderId: string; at: string };
+        for (const entry of await fireReminder(deps, reminderId, new Date(at))) await enqueue(deps, entry);
+        return;
+      }
+      case 'cancel': {
+        const { reminderId, at } = parseJob('reminders', 'cancel', job.data) as { reminderId: string; at: string };
+        await cancelStaleJob(deps, reminderId, new Date(at));
+        return;
+      }
+      default:
+        throw new InvalidJobError(`unknown job ${job.name}`);
+    }
+  };
+}
+
+/**
+ * In one transaction, and only while the reminder still exists and still fires at `at` (an
+ * update moves `at`, a delete removes the row: either turns this job into a no-op), stores its
+ * text as an assistant message of the user's main session and moves a repeating one to its next
+ * time. Returns the jobs to enqueue after the commit: the next occurrence, or, when this job was
+ * stale, the job for the reminder's current time (its deterministic id makes that a no-op when it
+ * exists, and restores it when a crash between a commit and its enqueue lost it).
+ */
+export async function fireReminder(deps: ReminderDeps, reminderId: string, at: Date, now = new Date()): Promise<OutboxEntry[]> {
+  return withTransaction(deps.db, async (client) => {
+    const found = await client.query<DueReminder>(
+      `SELECT id, user_id, text, repeat, at, COALESCE(last_fired_at >= at, false) AS fired
+       FROM reminders WHERE id = $1 FOR UPDATE`,
+      [reminderId],
+    );
+    const reminder = found.rows[0];
+    if (!reminder) return [];
+    if (reminder.at.getTime() !== at.getTime()) return reminder.fired ? [] : [reminderFireJob(reminder.id, reminder.at, now.getTime())];
+    if (reminder.fired) return [];
+
+    await postToMainSession(client, reminder);
+    // Also to the user's last-used channel, once: the job id names this firing.
+    const afterCommit: OutboxEntry[] = [
+      outboxJob('deliveries', 'notify', { userId: reminder.user_id, text: reminder.text }, {
+        jobId: jobId('notify', `${reminder.id}.${reminder.at.getTime()}`),
+      }),
+    ];
+    const nextAt = reminder.repeat ? nextOccurrence(reminder.at, PERIOD_MS[reminder.repeat], now) : reminder.at;
+    // last_fired_at never precedes `at`, so "fired" (last_fired_at >= at) holds even if this job ran a little early.
+    await client.query('UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1', [
+      reminder.id,
+      now,
+      nextAt,
+    ]);
+    if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
+    return afterCommit;
+  });
+}
+
+async function postToMainSession(client: DbClient, reminder: DueReminder): Promise<void> {
+  // The same upsert as accepting a message: the main session exists from its first use on.
+  const session = await client.query<{ id: string }>(
+    `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2)
+     ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO UPDATE SET last_activity_at = NOW()
+     RETURNING id`,
+    [reminder.user_id, MAIN_SESSION_KEY],
+  );
+  await client.query(`INSERT INTO messages (session_id, role, content) VALUES ($1, 'assistant', $2)`, [
+    (session.rows[0] as { id: string }).id,
+    reminder.text,
+  ]);
+}
+
+/** The first time after `now` on the reminder's rhythm: after downtime it fires once, not once per missed period. */
+export function nextOccurrence(at: Date, periodMs: number, now: Date): Date {
+  const missed = Math.max(0, Math.floor((now.getTime() - at.getTime()) / periodMs));
+  return new Date(at.getTime() + (missed + 1) * periodMs);
+}
+
+/**
+ * Removes the fire job for `at` unless the reminder fires at `at` again (updated back to it). The
+ * row lock keeps an update from committing in between. A job already running is left alone
+ * (remove answers 0): it will find nothing to do.
+ */
+async function cancelStaleJob(deps: ReminderDeps, reminderId: string, at: Date): Promise<void> {
+  await withTransaction(deps.db, async (client) => {
+    const found = await client.query<{ at: Date }>('SELECT at FROM reminders WHERE id = $1 FOR UPDATE', [reminderId]);
+    if (found.rows[0]?.at.getTime() === at.getTime()) return;
+    await deps.queues.reminders.remove(reminderFireJobId(reminderId, at));
+  });
+}
+
+async function enqueue(deps: ReminderDeps, entry: OutboxEntry): Promise<void> {
+  if (entry.kind === 'job') await addOutboxJob(deps.queues, entry);
+}

@@ -1,0 +1,37 @@
+import { RefRegistry, searchDocuments, type Queryable, type RelevantDocument } from '@assistant/shared';
+import type { TurnRow } from './turn-state';
+
+/** At most this many documents, each excerpt at most SNIPPET_CHARS, all within BUDGET_CHARS. */
+export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 };
+
+/**
+ * Retrieval for the system prompt's `## Relevant documents` (CONTRACT §8): the user's documents
+ * that best match the turn's message, by the same full-text search as `search_documents`, with
+ * refs of the turn's session. Null when the user turned `use_rag_by_default` off.
+ */
+export async function relevantDocuments(db: Queryable, turn: TurnRow): Promise<RelevantDocument[] | null> {
+  const preferences = await db.query<{ use_rag_by_default: boolean }>(
+    'SELECT use_rag_by_default FROM user_preferences WHERE user_id = $1',
+    [turn.user_id],
+  );
+  if (preferences.rows[0]?.use_rag_by_default === false) return null;
+  const hits = await searchDocuments(db, turn.user_id, turn.input, {
+    limit: RAG_LIMITS.documents,
+    snippetChars: RAG_LIMITS.snippetChars,
+  });
+  const kept: typeof hits = [];
+  let used = 0;
+  for (const hit of hits) {
+    const size = hit.title.length + hit.snippet.length;
+    // The best match always goes in; the others only while they fit the budget.
+    if (kept.length > 0 && used + size > RAG_LIMITS.budgetChars) break;
+    kept.push(hit);
+    used += size;
+  }
+  if (kept.length === 0) return [];
+  const refs = await new RefRegistry(db, turn.session_id, turn.user_id).refsFor(
+    'document',
+    kept.map((hit) => hit.id),
+  );
+  return kept.map((hit) => ({ ref: refs.get(hit.id) as string, title: hit.title, snippet: hit.snippet }));
+}

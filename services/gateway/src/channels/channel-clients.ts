@@ -1,0 +1,26 @@
+import type { Config } from '@assistant/shared';
+import type { ChannelName } from './channel-types';
+import { TelegramClient } from './telegram/telegram.client';
+import { WhatsAppClient } from './whatsapp/whatsapp.client';
+
+/** The clients of the enabled channels (CONTRACT §2): a channel with a setting missing has none. */
+export interface ChannelClients {
+  telegram?: TelegramClient;
+  whatsapp?: WhatsAppClient;
+}
+
+export function createChannelClients(config: Config): ChannelClients {
+  const clients: ChannelClients = {};
+  if (config.TELEGRAM_BOT_TOKEN && config.TELEGRAM_WEBHOOK_SECRET) {
+    clients.telegram = new TelegramClient(config.TELEGRAM_API_BASE_URL, config.TELEGRAM_BOT_TOKEN);
+  }
+  const { WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN, WHATSAPP_PHONE_NUMBER_ID } = config;
+  if (WHATSAPP_ACCESS_TOKEN && WHATSAPP_APP_SECRET && WHATSAPP_VERIFY_TOKEN && WHATSAPP_PHONE_NUMBER_ID) {
+    clients.whatsapp = new WhatsAppClient(config.WHATSAPP_API_BASE_URL, WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN);
+  }
+  return clients;
+}
+
+export function enabledChannels(clients: ChannelClients): ChannelName[] {
+  return (Object.keys(clients) as ChannelName[]).filter((name) => clients[name] !== undefined);
+}

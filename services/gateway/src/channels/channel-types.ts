@@ -1,0 +1,61 @@
+import type { ChannelAddress } from '@assistant/shared';
+
+export type ChannelName = ChannelAddress['channel'];
+
+/** What a person sent, normalised from a provider's webhook for the inbound pipeline. */
+export type InboundContent =
+  | { kind: 'text'; text: string }
+  | { kind: 'button'; data: string }
+  | { kind: 'unsupported'; what: string };
+
+export interface InboundMessage {
+  channel: ChannelName;
+  /** The provider's id of this delivery (Telegram update_id, WhatsApp message id): a redelivery repeats it. */
+  externalId: string;
+  sender: { id: string; name: string };
+  /** The group chat's id; absent in direct chats. */
+  group?: string;
+  replyTo: ChannelAddress;
+  content: InboundContent;
+}
+
+export interface Button {
+  /** Telegram callback_data (at most 64 bytes) or WhatsApp reply id. */
+  id: string;
+  title: string;
+}
+
+export interface OutboundPart {
+  text: string;
+  buttons?: Button[];
+}
+
+export interface ChannelSender {
+  /** The longest text of one message, plain and with buttons (WhatsApp interactive bodies are shorter). */
+  readonly limits: { text: number; withButtons: number };
+  /** Sends one message and answers the provider's id for it. */
+  send(recipient: string, part: OutboundPart): Promise<string>;
+}
+
+/** A provider refused a call: 429 is retried after retryAfterMs, other 4xx never, the rest with backoff. */
+export class ChannelApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function recipientOf(address: ChannelAddress): string {
+  return address.channel === 'telegram' ? address.chat_id : address.wa_id;
+}
+
+/** A direct chat with an identity: a Telegram user's private chat has the user's id. */
+export function directAddress(channel: ChannelName, externalId: string): ChannelAddress {
+  return channel === 'telegram' ? { channel, chat_id: externalId } : { channel, wa_id: externalId };
+}
+
+/** Webhook bodies: the same 1 MiB as the API (CONTRACT §3); providers send far less. */
+export const WEBHOOK_BODY_LIMIT = '1mb';

@@ -1,0 +1,80 @@
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { InvalidJobError, parseJob, startWorker, type ChannelAddress, type JobData, type Redis, type Runtime } from '@assistant/shared';
+import { createChannelClients, enabledChannels, type ChannelClients } from './channel-clients';
+import { ChannelApiError, recipientOf, type ChannelSender, type OutboundPart } from './channel-types';
+import { lastUsedAddress } from './identities';
+import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
+
+/** A provider that keeps answering 429 is given up on after this many pickups of one job. */
+const MAX_STARTS = 50;
+
+/**
+ * The `deliveries` processor (CONTRACT §6). Each sent part is recorded under (job id, part
+ * index) with the provider's message id, so a retry, a stalled job taken over or a re-queued
+ * job sends only the parts still missing. A crash between the provider's answer and that
+ * record can repeat one part: no provider offers an idempotency key to close that gap.
+ */
+export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients) {
+  const { db, logger } = runtime;
+
+  async function resolve(job: Job): Promise<{ to: ChannelAddress; message: OutboundMessage } | undefined> {
+    switch (job.name) {
+      case 'turn-event': {
+        const data = parseJob('deliveries', 'turn-event', job.data) as JobData<'deliveries', 'turn-event'>;
+        return { to: data.to, message: await renderTurnEvent(db, data) };
+      }
+      case 'reply': {
+        const data = parseJob('deliveries', 'reply', job.data) as JobData<'deliveries', 'reply'>;
+        return { to: data.to, message: { text: data.text } };
+      }
+      case 'notify': {
+        const data = parseJob('deliveries', 'notify', job.data) as JobData<'deliveries', 'notify'>;
+        const to = await lastUsedAddress(db, data.userId, enabledChannels(clients));
+        if (!to) logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity');
+        return to ? { to, message: { text: data.text } } : undefined;
+      }
+      default:
+        throw new InvalidJobError(`unknown job ${job.name}`);
+    }
+  }
+
+  async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[]): Promise<void> {
+    const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
+    const sent = new Set(done.rows.map((row) => row.part));
+    const recipient = recipientOf(to);
+    // In order, one at a time: part 2 never overtakes part 1, even across retries.
+    for (const [index, part] of parts.entries()) {
+      if (sent.has(index)) continue;
+      const providerId = await sender.send(recipient, part);
+      await db.query(
+        `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+        [key, index, to.channel, recipient, providerId],
+      );
+    }
+  }
+
+  return async function processDelivery(job: Job, token?: string): Promise<void> {
+    const target = await resolve(job);
+    if (!target) return;
+    const sender = clients[target.to.channel];
+    if (!sender) throw new UnrecoverableError(`${target.to.channel} is not configured on this gateway`);
+    try {
+      await sendParts(job.id as string, target.to, sender, outboundParts(target.message, sender.limits));
+    } catch (error) {
+      if (!(error instanceof ChannelApiError)) throw error;
+      if (error.status === 429 && error.retryAfterMs !== undefined && job.attemptsStarted < MAX_STARTS) {
+        // Rescheduled rather than slept on: the worker slot is free meanwhile.
+        await job.moveToDelayed(Date.now() + error.retryAfterMs, token);
+        throw new DelayedError();
+      }
+      if (error.status >= 400 && error.status < 500 && error.status !== 429) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+  };
+}
+
+/** The deliveries worker of a gateway process, on its own blocking connection. */
+export function startDeliveriesWorker(runtime: Runtime, connection: Redis): Worker {
+  return startWorker(runtime, 'deliveries', createDeliveryProcessor(runtime, createChannelClients(runtime.config)), connection);
+}

@@ -1,0 +1,60 @@
+import {
+  directSessionKey,
+  groupSessionKey,
+  MAIN_SESSION_KEY,
+  type ChannelAddress,
+  type DbClient,
+  type Queryable,
+} from '@assistant/shared';
+import { createUserIn } from '../users/users.service';
+import { directAddress, type ChannelName, type InboundMessage } from './channel-types';
+
+/**
+ * The user behind a channel identity; the first message of an unknown identity creates one.
+ * Call inside the message's transaction: the lock serialises two first messages of one person.
+ */
+export async function identityUser(client: DbClient, message: InboundMessage): Promise<string> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`identity:${message.channel}:${message.sender.id}`]);
+  const known = await client.query<{ user_id: string }>(
+    `UPDATE channel_identities SET last_seen_at = NOW() WHERE channel = $1 AND external_id = $2 RETURNING user_id`,
+    [message.channel, message.sender.id],
+  );
+  if (known.rows[0]) return known.rows[0].user_id;
+  const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`);
+  await client.query(`INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)`, [
+    message.channel,
+    message.sender.id,
+    user.id,
+  ]);
+  return user.id;
+}
+
+/** Points the identity at `userId` (`/link CODE`); a user it had been given before keeps its data. */
+export async function linkIdentity(client: DbClient, message: InboundMessage, userId: string): Promise<void> {
+  await client.query(
+    `INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)
+     ON CONFLICT (channel, external_id) DO UPDATE SET user_id = EXCLUDED.user_id, last_seen_at = NOW()`,
+    [message.channel, message.sender.id, userId],
+  );
+}
+
+/** CONTRACT §6: groups have their own session; direct chats follow the user's dm_scope. */
+export async function channelSessionKey(db: Queryable, userId: string, message: InboundMessage): Promise<string> {
+  if (message.group !== undefined) return groupSessionKey(message.channel, message.group);
+  const found = await db.query<{ dm_scope: string | null }>(
+    `SELECT settings->>'dm_scope' AS dm_scope FROM user_preferences WHERE user_id = $1`,
+    [userId],
+  );
+  return found.rows[0]?.dm_scope === 'per-channel' ? directSessionKey(message.channel, message.sender.id) : MAIN_SESSION_KEY;
+}
+
+/** The direct chat of the identity the user wrote from most recently, among the enabled channels. */
+export async function lastUsedAddress(db: Queryable, userId: string, channels: ChannelName[]): Promise<ChannelAddress | undefined> {
+  const found = await db.query<{ channel: ChannelName; external_id: string }>(
+    `SELECT channel, external_id FROM channel_identities WHERE user_id = $1 AND channel = ANY($2)
+     ORDER BY last_seen_at DESC LIMIT 1`,
+    [userId, channels],
+  );
+  const row = found.rows[0];
+  return row ? directAddress(row.channel, row.external_id) : undefined;
+}

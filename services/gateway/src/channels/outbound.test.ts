@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { approvalButtons } from './buttons';
+import { outboundParts } from './outbound';
+
+const telegram = { text: 4_000, withButtons: 4_000 };
+const whatsapp = { text: 4_000, withButtons: 1_000 };
+
+describe('outboundParts', () => {
+  it('splits a 10,000-character answer into parts under 4,096, in order, losing nothing', () => {
+    const words = Array.from({ length: 2_000 }, (_, i) => `w${String(i).padStart(4, '0')}`);
+    const text = words.join(' ').slice(0, 10_000);
+    const parts = outboundParts({ text }, telegram);
+    expect(parts.length).toBeGreaterThan(2);
+    for (const part of parts) expect(part.text.length).toBeLessThan(4_096);
+    expect(parts.map((part) => part.text).join(' ')).toBe(text);
+  });
+
+  it('puts buttons on the last part only, within the interactive body limit', () => {
+    const buttons = approvalButtons(randomUUID());
+    const parts = outboundParts({ text: 'x '.repeat(1_500), buttons }, whatsapp);
+    expect(parts.length).toBe(3);
+    expect(parts.every((part) => part.text.length <= 1_000)).toBe(true);
+    expect(parts.slice(0, -1).some((part) => part.buttons)).toBe(false);
+    expect(parts.at(-1)?.buttons).toEqual(buttons);
+  });
+
+  it('sends nothing for an empty answer', () => {
+    expect(outboundParts({ text: '  ' }, telegram)).toEqual([]);
+  });
+});

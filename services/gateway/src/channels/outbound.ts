@@ -1,0 +1,44 @@
+import { eventSchemas, splitText, type JobData, type Queryable } from '@assistant/shared';
+import { approvalButtons, continueButtons } from './buttons';
+import type { Button, ChannelSender, OutboundPart } from './channel-types';
+
+/** What a chat is sent: text, and buttons under its last part. */
+export interface OutboundMessage {
+  text: string;
+  buttons?: Button[];
+}
+
+/**
+ * How a turn event reads in a chat. Approvals name the task as the event stream's
+ * `task_list` describes it (refs and names, never UUIDs).
+ */
+export async function renderTurnEvent(db: Queryable, data: JobData<'deliveries', 'turn-event'>): Promise<OutboundMessage> {
+  const { event } = data;
+  switch (event.type) {
+    case 'message':
+      return { text: eventSchemas.message.parse(event).content };
+    case 'tool_approval_request': {
+      const request = eventSchemas.tool_approval_request.parse(event);
+      const task = await db.query<{ description: string }>(
+        'SELECT k.description FROM approvals a JOIN tasks k ON k.id = a.task_id WHERE a.id = $1',
+        [request.approval_id],
+      );
+      const what = task.rows[0]?.description ?? `${request.tool_name} ${JSON.stringify(request.arguments)}`;
+      return { text: `May I do this?\n${what}`, buttons: approvalButtons(request.approval_id) };
+    }
+    case 'ask_user_continue':
+      return { text: eventSchemas.ask_user_continue.parse(event).question, buttons: continueButtons(data.turnId) };
+    case 'error':
+      // The event's message may quote a provider's error: the chat gets a plain apology instead.
+      return { text: 'Sorry, something went wrong and I could not finish that. Please try again.' };
+  }
+}
+
+/** Parts under the channel's limits, in order; the buttons ride on the last one. */
+export function outboundParts(message: OutboundMessage, limits: ChannelSender['limits']): OutboundPart[] {
+  if (message.text.trim() === '') return [];
+  if (!message.buttons) return splitText(message.text, limits.text).map((text) => ({ text }));
+  const parts: OutboundPart[] = splitText(message.text, limits.withButtons).map((text) => ({ text }));
+  (parts[parts.length - 1] as OutboundPart).buttons = message.buttons;
+  return parts;
+}

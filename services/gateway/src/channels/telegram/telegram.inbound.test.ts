@@ -1,0 +1,74 @@
+import {
+  fixture,
+  telegramCallbackQuery,
+  telegramEditedMessage,
+  telegramGroupMention,
+  telegramPhoto,
+  telegramPrivateText,
+} from '../../../../../tests/helpers/channel-fixtures';
+import { telegramInbound } from './telegram.inbound';
+import { telegramUpdate } from './telegram.schemas';
+
+const username = async () => 'nexo_assistant_bot';
+const read = async (body: unknown) => telegramInbound(telegramUpdate.parse(body), username);
+
+describe('telegram schemas and inbound mapping', () => {
+  it.each([telegramPrivateText, telegramGroupMention, telegramCallbackQuery, telegramPhoto, telegramEditedMessage])(
+    'parses the shared fixture %#',
+    (body) => {
+      expect(telegramUpdate.safeParse(body).success).toBe(true);
+    },
+  );
+
+  it('refuses a body without update_id', () => {
+    expect(telegramUpdate.safeParse({ message: telegramPrivateText.message }).success).toBe(false);
+  });
+
+  it('reads a private text message as a direct message of its sender', async () => {
+    expect(await read(telegramPrivateText)).toEqual({
+      channel: 'telegram',
+      externalId: '918273645',
+      sender: { id: '5550001', name: 'Tiago' },
+      replyTo: { channel: 'telegram', chat_id: '5550001' },
+      content: { kind: 'text', text: 'criar hábito meditação diária' },
+    });
+  });
+
+  it('reads a group message that mentions the bot, without the mention', async () => {
+    expect(await read(telegramGroupMention)).toMatchObject({
+      group: '-1001234567890',
+      replyTo: { chat_id: '-1001234567890' },
+      content: { kind: 'text', text: 'lista meus hábitos' },
+    });
+  });
+
+  it('stays silent in a group unless mentioned or replied to', async () => {
+    const plain = fixture(telegramGroupMention);
+    plain.message.text = 'lista meus hábitos';
+    plain.message.entities = [];
+    expect(await read(plain)).toBeUndefined();
+
+    const otherBot = fixture(telegramGroupMention);
+    otherBot.message.text = '@another_bot lista';
+    otherBot.message.entities = [{ offset: 0, length: 12, type: 'mention' }];
+    expect(await read(otherBot)).toBeUndefined();
+
+    const reply = fixture(plain);
+    Object.assign(reply.message, { reply_to_message: { message_id: 1, from: { id: 7, is_bot: true, first_name: 'Nexo', username: 'nexo_assistant_bot' } } });
+    expect(await read(reply)).toMatchObject({ content: { kind: 'text', text: 'lista meus hábitos' } });
+  });
+
+  it('reads a button press with its callback data', async () => {
+    expect(await read(telegramCallbackQuery)).toMatchObject({
+      externalId: '918273647',
+      sender: { id: '5550001' },
+      replyTo: { chat_id: '5550001' },
+      content: { kind: 'button', data: '<the callback_data of the pressed button>' },
+    });
+  });
+
+  it('marks a photo unsupported and ignores an edit', async () => {
+    expect(await read(telegramPhoto)).toMatchObject({ content: { kind: 'unsupported', what: 'photo' } });
+    expect(await read(telegramEditedMessage)).toBeUndefined();
+  });
+});

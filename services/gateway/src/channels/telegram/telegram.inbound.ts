@@ -1,0 +1,72 @@
+import type { InboundContent, InboundMessage } from '../channel-types';
+import type { TelegramMessage, TelegramUpdate } from './telegram.schemas';
+
+/** Message kinds we cannot read; service messages (members joining, pins…) are ignored instead. */
+const UNREADABLE = ['photo', 'sticker', 'voice', 'audio', 'video', 'video_note', 'animation', 'document', 'location', 'venue', 'contact', 'poll', 'dice'];
+
+/** The bot's @username, asked for only when a group message needs it. */
+export type BotUsername = () => Promise<string>;
+
+/**
+ * Turns an update into a message for the inbound pipeline, or undefined when the bot should
+ * stay silent: edits, service messages, and group messages that neither mention the bot nor
+ * reply to it.
+ */
+export async function telegramInbound(update: TelegramUpdate, botUsername: BotUsername): Promise<InboundMessage | undefined> {
+  const externalId = String(update.update_id);
+  const query = update.callback_query;
+  if (query) {
+    if (query.data === undefined) return undefined;
+    return {
+      channel: 'telegram',
+      externalId,
+      sender: { id: String(query.from.id), name: query.from.first_name },
+      replyTo: { channel: 'telegram', chat_id: String(query.message?.chat.id ?? query.from.id) },
+      content: { kind: 'button', data: query.data },
+    };
+  }
+  const message = update.message;
+  if (!message?.from || message.from.is_bot) return undefined;
+  const content = readContent(message);
+  if (!content) return undefined;
+  const inGroup = message.chat.type !== 'private';
+  if (inGroup) {
+    const username = await botUsername();
+    if (!addressesBot(message, username)) return undefined;
+    if (content.kind === 'text') content.text = withoutMention(content.text, username);
+    if (content.kind === 'text' && content.text === '') return undefined;
+  }
+  return {
+    channel: 'telegram',
+    externalId,
+    sender: { id: String(message.from.id), name: message.from.first_name },
+    ...(inGroup ? { group: String(message.chat.id) } : {}),
+    replyTo: { channel: 'telegram', chat_id: String(message.chat.id) },
+    content,
+  };
+}
+
+function readContent(message: TelegramMessage): InboundContent | undefined {
+  if (message.text !== undefined) return message.text.trim() === '' ? undefined : { kind: 'text', text: message.text };
+  const what = UNREADABLE.find((key) => key in message);
+  return what ? { kind: 'unsupported', what } : undefined;
+}
+
+/** Mentioned by @username (also `/command@username`), a bare command, or a reply to the bot's message. */
+export function addressesBot(message: TelegramMessage, username: string): boolean {
+  const handle = `@${username}`.toLowerCase();
+  const text = message.text ?? message.caption ?? '';
+  const entities = message.text !== undefined ? message.entities : message.caption_entities;
+  const mentioned = (entities ?? []).some((entity) => {
+    const piece = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
+    if (entity.type === 'mention') return piece === handle;
+    return entity.type === 'bot_command' && entity.offset === 0 && (!piece.includes('@') || piece.endsWith(handle));
+  });
+  const repliedTo = message.reply_to_message?.from;
+  return mentioned || (repliedTo?.is_bot === true && repliedTo.username?.toLowerCase() === username.toLowerCase());
+}
+
+function withoutMention(text: string, username: string): string {
+  const escaped = username.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`@${escaped}(?![A-Za-z0-9_])`, 'gi'), '').replace(/\s{2,}/g, ' ').trim();
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * The parts of Telegram Bot API objects we use. Objects stay loose: Telegram adds fields often,
+ * and an update we cannot fully describe must still be accepted (and maybe ignored), not refused.
+ */
+export const telegramUser = z.looseObject({
+  id: z.number().int(),
+  is_bot: z.boolean(),
+  first_name: z.string(),
+  username: z.string().optional(),
+});
+
+const entity = z.looseObject({ type: z.string(), offset: z.number().int(), length: z.number().int() });
+
+export const telegramMessage = z.looseObject({
+  message_id: z.number().int(),
+  from: telegramUser.optional(),
+  chat: z.looseObject({ id: z.number().int(), type: z.string(), title: z.string().optional() }),
+  date: z.number().int(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  entities: z.array(entity).optional(),
+  caption_entities: z.array(entity).optional(),
+  reply_to_message: z.looseObject({ message_id: z.number().int(), from: telegramUser.optional() }).optional(),
+});
+export type TelegramMessage = z.infer<typeof telegramMessage>;
+
+export const telegramCallbackQuery = z.looseObject({
+  id: z.string(),
+  from: telegramUser,
+  message: telegramMessage.optional(),
+  data: z.string().optional(),
+});
+
+export const telegramUpdate = z.looseObject({
+  update_id: z.number().int(),
+  message: telegramMessage.optional(),
+  edited_message: telegramMessage.optional(),
+  callback_query: telegramCallbackQuery.optional(),
+});
+export type TelegramUpdate = z.infer<typeof telegramUpdate>;
+
+/** Every Bot API answer: `result` when ok, else a description and maybe `parameters.retry_after` (seconds). */
+export const telegramResponse = z.looseObject({
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  description: z.string().optional(),
+  parameters: z.looseObject({ retry_after: z.number().optional() }).optional(),
+});
+
+export const sentMessage = z.looseObject({ message_id: z.number().int() });

@@ -1,0 +1,69 @@
+import express, { Router, type RequestHandler } from 'express';
+import type { Runtime } from '@assistant/shared';
+import { secretsEqual } from '../../http/auth';
+import { HttpError } from '../../http/errors';
+import { parse } from '../../http/validate';
+import { acceptInbound, type InboundResult } from '../inbound';
+import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import type { TelegramClient } from './telegram.client';
+import { telegramInbound } from './telegram.inbound';
+import { telegramUpdate } from './telegram.schemas';
+
+/** CONTRACT §6: the header must equal TELEGRAM_WEBHOOK_SECRET, compared in constant time. */
+export function telegramSecretValid(given: string | undefined, secret: string): boolean {
+  return given !== undefined && secretsEqual(given, secret);
+}
+
+function requireSecret(secret: string): RequestHandler {
+  return (req, _res, next) => {
+    if (!telegramSecretValid(req.get('x-telegram-bot-api-secret-token'), secret)) {
+      throw new HttpError(401, 'unauthorized', 'missing or wrong X-Telegram-Bot-Api-Secret-Token');
+    }
+    next();
+  };
+}
+
+/** The little toast Telegram shows after a button press. */
+function callbackText(result: InboundResult): string {
+  if (!result.decision || !result.decided) return 'This button is no longer valid.';
+  if (result.decided === 'conflict') return 'Already answered or expired.';
+  if (result.decided === 'not_found') return 'This is not yours to answer.';
+  if (result.decision.kind === 'approval') return result.decision.approve ? 'Approved' : 'Rejected';
+  return result.decision.proceed ? 'Continuing' : 'Stopped';
+}
+
+/**
+ * `POST /webhooks/telegram`: answered 200 once the update is durably accepted (or deliberately
+ * ignored); an error answers 5xx so Telegram delivers the update again.
+ */
+export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret: string, username?: string): Router {
+  const router = Router();
+  // TELEGRAM_BOT_USERNAME, else getMe once per process (a failed lookup is retried next time).
+  let botUsername: Promise<string> | undefined = username ? Promise.resolve(username.replace(/^@/, '')) : undefined;
+  const lookUpUsername = () => {
+    if (!botUsername) {
+      botUsername = client.getMe().then((me) => me.username ?? '');
+      botUsername.catch(() => {
+        botUsername = undefined;
+      });
+    }
+    return botUsername;
+  };
+
+  router.post('/webhooks/telegram', requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+    const update = parse(telegramUpdate, req.body);
+    const message = await telegramInbound(update, lookUpUsername);
+    if (message) {
+      const result = await acceptInbound(runtime, message);
+      const query = update.callback_query;
+      if (query) {
+        // Only the spinner on the user's button depends on this; the decision is already made.
+        await client.answerCallbackQuery(query.id, callbackText(result)).catch((error: unknown) => {
+          runtime.logger.warn({ err: error }, 'answerCallbackQuery failed');
+        });
+      }
+    }
+    res.json({ ok: true });
+  });
+  return router;
+}

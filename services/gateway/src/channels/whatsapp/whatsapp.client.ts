@@ -1,0 +1,63 @@
+import { ChannelApiError, type ChannelSender, type OutboundPart } from '../channel-types';
+import { graphError, whatsappSendResponse } from './whatsapp.schemas';
+
+const REQUEST_TIMEOUT_MS = 15_000;
+/** Graph error codes that mean "too many messages, slow down" although the HTTP status is not 429. */
+const RATE_LIMIT_CODES = new Set([4, 80007, 130429, 131048, 131056]);
+
+/** Sends through the Cloud API: `POST {base}/{phone_number_id}/messages`. */
+export class WhatsAppClient implements ChannelSender {
+  // Text bodies take 4,096 characters, interactive bodies 1,024; margins keep parts under both.
+  readonly limits = { text: 4_000, withButtons: 1_000 };
+  private readonly url: string;
+
+  constructor(
+    baseUrl: string,
+    phoneNumberId: string,
+    private readonly accessToken: string,
+  ) {
+    this.url = `${baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(phoneNumberId)}/messages`;
+  }
+
+  async send(waId: string, part: OutboundPart): Promise<string> {
+    const content = part.buttons
+      ? {
+          type: 'interactive',
+          interactive: {
+            type: 'button',
+            body: { text: part.text },
+            // At most 3 reply buttons, titles of at most 20 characters.
+            action: { buttons: part.buttons.slice(0, 3).map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title.slice(0, 20) } })) },
+          },
+        }
+      : { type: 'text', text: { body: part.text } };
+    const res = await fetch(this.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: waId, ...content }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const body: unknown = await res.json().catch(() => undefined);
+    if (!res.ok) {
+      const error = graphError.safeParse(body);
+      const code = error.success ? error.data.error.code : undefined;
+      const limited = res.status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code));
+      throw new ChannelApiError(
+        `whatsapp send failed: ${res.status}${code !== undefined ? ` (code ${code})` : ''} ${error.success ? (error.data.error.message ?? '') : ''}`.trim(),
+        limited ? 429 : res.status,
+        retryAfterMs(res.headers.get('retry-after')),
+      );
+    }
+    const sent = whatsappSendResponse.safeParse(body);
+    if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
+    return (sent.data.messages[0] as { id: string }).id;
+  }
+}
+
+/** Retry-After as seconds or an HTTP date; undefined when absent or unreadable (then: backoff). */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1_000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}

@@ -1,0 +1,40 @@
+import { whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
+import { whatsappInbound } from './whatsapp.inbound';
+import { verifyQuery, whatsappWebhook } from './whatsapp.schemas';
+
+const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
+
+describe('whatsapp schemas and inbound mapping', () => {
+  it.each([whatsappText, whatsappButtonReply, whatsappStatus, whatsappImage])('parses the shared fixture %#', (body) => {
+    expect(whatsappWebhook.safeParse(body).success).toBe(true);
+  });
+
+  it('reads a text message with its sender and message id', () => {
+    expect(read(whatsappText)).toEqual([
+      {
+        channel: 'whatsapp',
+        externalId: 'wamid.HBgNNTUxMTk4NzY1NDMyMRUCABIYFjNFQjBDMEE1RTk4RTRBQkQxNkIzAA==',
+        sender: { id: '5511987654321', name: 'Maria Souza' },
+        replyTo: { channel: 'whatsapp', wa_id: '5511987654321' },
+        content: { kind: 'text', text: 'me lembra de beber água às 15h' },
+      },
+    ]);
+  });
+
+  it('reads a reply button press as its id', () => {
+    expect(read(whatsappButtonReply)[0]?.content).toEqual({
+      kind: 'button',
+      data: '<the reply id the bot set, at most 256 characters>',
+    });
+  });
+
+  it('yields nothing for a status callback and "unsupported" for an image', () => {
+    expect(read(whatsappStatus)).toEqual([]);
+    expect(read(whatsappImage)[0]?.content).toEqual({ kind: 'unsupported', what: 'image' });
+  });
+
+  it('checks the verification query', () => {
+    expect(verifyQuery.safeParse({ 'hub.mode': 'subscribe', 'hub.verify_token': 't', 'hub.challenge': '42' }).success).toBe(true);
+    expect(verifyQuery.safeParse({ 'hub.mode': 'unsubscribe', 'hub.verify_token': 't', 'hub.challenge': '42' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,38 @@
+import type { InboundContent, InboundMessage } from '../channel-types';
+import type { WhatsAppMessage, WhatsAppWebhook } from './whatsapp.schemas';
+
+/** Message types that carry nothing to answer (a reaction, a system notice): ignored, not refused. */
+const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome']);
+
+/** The messages of a webhook, in order; status callbacks carry none and yield nothing. */
+export function whatsappInbound(payload: WhatsAppWebhook): InboundMessage[] {
+  const messages: InboundMessage[] = [];
+  for (const entry of payload.entry) {
+    for (const change of entry.changes) {
+      if (change.field !== 'messages') continue;
+      const { contacts = [], messages: received = [] } = change.value;
+      for (const message of received) {
+        const content = readContent(message);
+        if (!content) continue;
+        const name = contacts.find((contact) => contact.wa_id === message.from)?.profile?.name ?? message.from;
+        messages.push({
+          channel: 'whatsapp',
+          externalId: message.id,
+          sender: { id: message.from, name },
+          replyTo: { channel: 'whatsapp', wa_id: message.from },
+          content,
+        });
+      }
+    }
+  }
+  return messages;
+}
+
+function readContent(message: WhatsAppMessage): InboundContent | undefined {
+  if (message.type === 'text' && message.text) return message.text.body.trim() === '' ? undefined : { kind: 'text', text: message.text.body };
+  const reply = message.interactive?.button_reply ?? message.interactive?.list_reply;
+  if (message.type === 'interactive' && reply) return { kind: 'button', data: reply.id };
+  if (message.type === 'button' && message.button) return { kind: 'text', text: message.button.text };
+  if (SILENT.has(message.type)) return undefined;
+  return { kind: 'unsupported', what: message.type };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** The parts of WhatsApp Cloud API webhooks we use; loose, since Meta adds fields over time. */
+export const whatsappMessage = z.looseObject({
+  from: z.string(),
+  id: z.string(),
+  timestamp: z.string(),
+  type: z.string(),
+  text: z.looseObject({ body: z.string() }).optional(),
+  interactive: z
+    .looseObject({
+      type: z.string(),
+      button_reply: z.looseObject({ id: z.string(), title: z.string() }).optional(),
+      list_reply: z.looseObject({ id: z.string(), title: z.string() }).optional(),
+    })
+    .optional(),
+  button: z.looseObject({ text: z.string(), payload: z.string().optional() }).optional(),
+});
+export type WhatsAppMessage = z.infer<typeof whatsappMessage>;
+
+const changeValue = z.looseObject({
+  messaging_product: z.string().optional(),
+  metadata: z.looseObject({ phone_number_id: z.string(), display_phone_number: z.string().optional() }).optional(),
+  contacts: z.array(z.looseObject({ wa_id: z.string(), profile: z.looseObject({ name: z.string() }).optional() })).optional(),
+  messages: z.array(whatsappMessage).optional(),
+  statuses: z.array(z.looseObject({ id: z.string(), status: z.string() })).optional(),
+});
+
+export const whatsappWebhook = z.looseObject({
+  object: z.string(),
+  entry: z.array(
+    z.looseObject({
+      id: z.string(),
+      changes: z.array(z.looseObject({ field: z.string(), value: changeValue })),
+    }),
+  ),
+});
+export type WhatsAppWebhook = z.infer<typeof whatsappWebhook>;
+
+export const verifyQuery = z.object({
+  'hub.mode': z.literal('subscribe'),
+  'hub.verify_token': z.string(),
+  'hub.challenge': z.string(),
+});
+
+/** The answer to a send: the new message's id. */
+export const whatsappSendResponse = z.looseObject({ messages: z.array(z.looseObject({ id: z.string() })).min(1) });
+
+export const graphError = z.looseObject({
+  error: z.looseObject({ message: z.string().optional(), code: z.number().optional() }),
+});

@@ -1,0 +1,58 @@
+import { createHmac } from 'node:crypto';
+import express, { Router } from 'express';
+import type { Runtime } from '@assistant/shared';
+import { secretsEqual } from '../../http/auth';
+import { HttpError } from '../../http/errors';
+import { parse } from '../../http/validate';
+import { acceptInbound } from '../inbound';
+import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import { whatsappInbound } from './whatsapp.inbound';
+import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
+
+/**
+ * `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>`, checked
+ * over the bytes received, in constant time. Anything else (missing, malformed) is false.
+ */
+export function whatsappSignatureValid(raw: Buffer, header: string | undefined, appSecret: string): boolean {
+  const given = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '')?.[1];
+  if (!given) return false;
+  const expected = createHmac('sha256', appSecret).update(raw).digest('hex');
+  return secretsEqual(given.toLowerCase(), expected);
+}
+
+export interface WhatsAppWebhookSettings {
+  appSecret: string;
+  verifyToken: string;
+}
+
+/** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
+export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSettings): Router {
+  const router = Router();
+
+  router.get('/webhooks/whatsapp', (req, res) => {
+    const query = verifyQuery.safeParse(req.query);
+    if (!query.success || !secretsEqual(query.data['hub.verify_token'], settings.verifyToken)) {
+      throw new HttpError(403, 'forbidden', 'verification failed');
+    }
+    res.type('text/plain').send(query.data['hub.challenge']);
+  });
+
+  // The signature covers the exact bytes Meta sent, so this route reads them raw, never re-serialised.
+  router.post('/webhooks/whatsapp', express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (!whatsappSignatureValid(raw, req.get('x-hub-signature-256'), settings.appSecret)) {
+      throw new HttpError(401, 'unauthorized', 'missing or invalid X-Hub-Signature-256');
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+    }
+    const payload = parse(webhookSchema, json);
+    // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
+    for (const message of whatsappInbound(payload)) await acceptInbound(runtime, message);
+    res.sendStatus(200);
+  });
+  return router;
+}

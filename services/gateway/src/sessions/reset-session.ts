@@ -1,0 +1,30 @@
+import { jobId, jobSchemas, type Queryable, type Queues } from '@assistant/shared';
+
+/**
+ * "Digest now, then archive" (CONTRACT §3 `POST /v1/sessions/:key/reset`, §6 `/new`): queues
+ * an immediate digest of the user's active session under `sessionKey`, then archives it, so the
+ * next message under the key starts a fresh session. False when the key has no active session.
+ *
+ * `db` may be the pool or a client inside the caller's transaction. The digest is queued before
+ * the archive: if Redis refuses it, nothing is archived and the caller can try again; if the
+ * archive is then rolled back, a digest of a still-active session did no harm. A digest of an
+ * archived session runs at once, whatever its reason, and the session's debounced idle digest
+ * (armed by its last message) is a second chance for the same messages.
+ */
+export async function resetSession(
+  db: Queryable,
+  queues: Pick<Queues, 'session-digests'>,
+  userId: string,
+  sessionKey: string,
+): Promise<boolean> {
+  const found = await db.query<{ id: string }>(
+    'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
+    [userId, sessionKey],
+  );
+  const sessionId = found.rows[0]?.id;
+  if (!sessionId) return false;
+  const data = jobSchemas['session-digests'].digest.parse({ sessionId, reason: 'reset' });
+  await queues['session-digests'].add('digest', data, { jobId: jobId('digest-reset', sessionId) });
+  const archived = await db.query('UPDATE sessions SET archived_at = NOW() WHERE id = $1 AND archived_at IS NULL', [sessionId]);
+  return archived.rowCount !== 0;
+}

@@ -1,0 +1,22 @@
+import { stripUuids } from '@assistant/shared';
+
+/** Long enough to tell errors apart, short enough for an index key and a prompt line. */
+const MAX_PATTERN_CHARS = 500;
+
+/**
+ * The shape of a tool error without its particulars (seed 003's normalisation): UUIDs and refs
+ * become `<id>` and `<ref>`, numbers `<n>`, quoted values `"…"`, so "No folder named "Work"" and
+ * "No folder named "Home"" count as the same error. A list of candidates reads the same whatever
+ * its length. Apostrophes inside words ("don't") are not quotes and stay.
+ */
+export function normalizeToolError(message: string): string {
+  return stripUuids(message, '<id>')
+    .replace(/["“]([^"“”\n]*)["”]/g, '"…"')
+    .replace(/(^|[\s([{:=,])['‘`][^'‘’`\n]*['’`](?=$|[\s)\]}.,;:!?])/g, '$1"…"')
+    .replace(/\b[a-z]+_\d+\b/g, '<ref>')
+    .replace(/\d+(?:[.,:]\d+)*/g, '<n>')
+    .replace(/"…" \[ID: <ref>\](?:, "…" \[ID: <ref>\])+/g, '"…" [ID: <ref>]')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MAX_PATTERN_CHARS);
+}

@@ -1,0 +1,71 @@
+import pg from 'pg';
+import { trackToolError } from './track-error';
+
+let pool: pg.Pool;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+});
+
+afterAll(async () => {
+  await pool.end();
+});
+
+async function newUser(): Promise<string> {
+  const found = await pool.query<{ id: string }>("INSERT INTO users (display_name) VALUES ('Gotchas') RETURNING id");
+  return (found.rows[0] as { id: string }).id;
+}
+
+const tooLong = (n: number) => `Invalid arguments for rename_document: new_title: Too big: expected string to have <=255 characters (got ${n}).`;
+
+async function gotchas(userId: string) {
+  const found = await pool.query(
+    'SELECT tool_name, pattern, description, source, occurrences, first_seen_at, last_seen_at FROM gotchas WHERE user_id = $1',
+    [userId],
+  );
+  return found.rows;
+}
+
+describe('trackToolError', () => {
+  it('records one gotcha on the third occurrence of the same normalised error, then keeps counting', async () => {
+    const user = await newUser();
+    await trackToolError(pool, user, 'rename_document', tooLong(300));
+    await trackToolError(pool, user, 'rename_document', tooLong(301));
+    expect(await gotchas(user)).toEqual([]);
+    await trackToolError(pool, user, 'rename_document', tooLong(302));
+    const [gotcha, ...more] = await gotchas(user);
+    expect(more).toEqual([]);
+    expect(gotcha).toMatchObject({
+      tool_name: 'rename_document',
+      pattern: 'Invalid arguments for rename_document: new_title: Too big: expected string to have <=<n> characters (got <n>).',
+      description: tooLong(302),
+      source: 'auto_detected',
+      occurrences: 3,
+    });
+    expect(gotcha.first_seen_at.getTime()).toBeLessThanOrEqual(gotcha.last_seen_at.getTime());
+    await trackToolError(pool, user, 'rename_document', tooLong(303));
+    expect(await gotchas(user)).toEqual([expect.objectContaining({ occurrences: 4 })]);
+  });
+
+  it('counts per user and per tool, and different errors apart', async () => {
+    const user = await newUser();
+    const other = await newUser();
+    await trackToolError(pool, user, 'rename_document', tooLong(300));
+    await trackToolError(pool, user, 'rename_folder', tooLong(300));
+    await trackToolError(pool, other, 'rename_document', tooLong(300));
+    await trackToolError(pool, user, 'rename_document', 'No document named "Plan" was found.');
+    expect(await gotchas(user)).toEqual([]);
+    expect(await gotchas(other)).toEqual([]);
+  });
+
+  it('starts counting again when the window of 24 hours has passed', async () => {
+    const user = await newUser();
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    await pool.query(`UPDATE tool_error_counts SET window_started_at = NOW() - interval '25 hours' WHERE user_id = $1`, [user]);
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    expect(await gotchas(user)).toEqual([]);
+    const counted = await pool.query('SELECT occurrences FROM tool_error_counts WHERE user_id = $1', [user]);
+    expect(counted.rows).toEqual([{ occurrences: 1 }]);
+  });
+});

@@ -1,0 +1,74 @@
+import { ENTITY_TABLES, fail, nameKey, type Entity, type ResolvedEntity, type ToolResult } from '@assistant/shared';
+import type { ToolContext } from './handler';
+
+/** Longest list a list_* tool returns: a result must fit in the model's context. */
+export const LIST_LIMIT = 100;
+
+export interface NamedRow {
+  id: string;
+  label: string;
+}
+
+/**
+ * Serialises one user's creates and renames of one kind of entity: without it two parallel
+ * save_habit("Yoga") calls could both pass the duplicate check before either commits.
+ */
+export async function lockNames(ctx: ToolContext, entity: Entity): Promise<void> {
+  await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${ENTITY_TABLES[entity].table}:${ctx.userId}`]);
+}
+
+/** The user's entity with the same folded name/title, other than exceptId. */
+export async function findSameName(ctx: ToolContext, entity: Entity, name: string, exceptId: string): Promise<NamedRow | undefined> {
+  const { table, label, key } = ENTITY_TABLES[entity];
+  const found = await ctx.db.query<NamedRow>(
+    `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 AND id <> $3 ORDER BY created_at LIMIT 1`,
+    [ctx.userId, nameKey(name), exceptId],
+  );
+  return found.rows[0];
+}
+
+/** The answer to a create that would duplicate `existing`: point the model at the one there is. */
+export async function alreadyExists(ctx: ToolContext, entity: Entity, existing: NamedRow, what: string): Promise<ToolResult> {
+  const { noun } = ENTITY_TABLES[entity];
+  const ref = await ctx.refs.refFor(entity, existing.id);
+  return fail(`A ${noun} ${what} "${existing.label}" already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
+    [`${noun}_id`]: ref,
+  });
+}
+
+/** The answer to a rename onto another entity's name: both refs, so the model can tell them apart. */
+export async function nameTaken(ctx: ToolContext, entity: Entity, target: ResolvedEntity, clash: NamedRow, what: string): Promise<ToolResult> {
+  const { noun } = ENTITY_TABLES[entity];
+  const ref = await ctx.refs.refFor(entity, clash.id);
+  return fail(
+    `Another ${noun} ${what} "${clash.label}" already exists [ID: ${ref}].`,
+    `Choose a different one, or use ${ref} if that is the ${noun} you meant.`,
+    { [`${noun}_id`]: target.ref, [`existing_${noun}_id`]: ref },
+  );
+}
+
+/**
+ * A `habit_id` argument of a create or update: undefined leaves the link as it is, null removes
+ * it, anything else is resolved to the user's habit (or a ToolInputError listing candidates).
+ */
+export async function resolveHabitLink(ctx: ToolContext, value: string | null | undefined): Promise<ResolvedEntity | null | undefined> {
+  if (value === undefined || value === null) return value;
+  return ctx.refs.resolve('habit', value, ctx.db);
+}
+
+/** `, for habit "Meditação" [ID: habit_1]`, or nothing for an entity without a habit. */
+export async function habitPart(ctx: ToolContext, habitId: string | null, habitName: string | null): Promise<string> {
+  if (!habitId) return '';
+  return `, for habit "${habitName ?? ''}" [ID: ${await ctx.refs.refFor('habit', habitId)}]`;
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `- "Name" [ID: ref] details` lines, with a note when the list was cut at LIST_LIMIT. */
+export function listLines(items: { ref: string; label: string; details?: string }[], total: number, noun: string): string[] {
+  const lines = items.map((item) => `- "${item.label}" [ID: ${item.ref}]${item.details ? ` ${item.details}` : ''}`);
+  const hidden = total - items.length;
+  return hidden > 0 ? [...lines, `- … and ${hidden} more ${noun}`] : lines;
+}

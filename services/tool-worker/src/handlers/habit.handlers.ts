@@ -1,0 +1,122 @@
+import { nameKey, ok } from '@assistant/shared';
+import type { ToolContext, ToolHandlers } from './handler';
+import { alreadyExists, findSameName, LIST_LIMIT, listLines, lockNames, nameTaken, plural } from './entity-support';
+
+interface HabitRow {
+  id: string;
+  name: string;
+  frequency: string | null;
+  description: string | null;
+}
+
+const COLUMNS = 'id, name, frequency, description';
+
+export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | 'delete_habit' | 'list_habits'> = {
+  async save_habit(args, ctx) {
+    await lockNames(ctx, 'habit');
+    const existing = await findSameName(ctx, 'habit', args.name, ctx.entityId);
+    if (existing) return alreadyExists(ctx, 'habit', existing, 'named');
+    await ctx.db.query(
+      `INSERT INTO habits (id, user_id, name, name_key, frequency, description) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO NOTHING`,
+      [ctx.entityId, ctx.userId, args.name, nameKey(args.name), args.frequency ?? null, args.description ?? null],
+    );
+    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
+    const fields = await habitFields(ctx, await loadHabit(ctx, ctx.entityId));
+    return ok(
+      `Habit "${fields.name}" saved [ID: ${fields.habit_id}]${fields.frequency ? ` (${fields.frequency})` : ''}.`,
+      fields,
+      `To set a reminder for it, call create_reminder with habit_id="${fields.habit_id}".`,
+    );
+  },
+
+  async update_habit(args, ctx) {
+    const target = await ctx.refs.resolve('habit', args.habit_id, ctx.db);
+    await lockNames(ctx, 'habit');
+    const habit = await loadHabit(ctx, target.id);
+    if (args.name !== undefined) {
+      const clash = await findSameName(ctx, 'habit', args.name, habit.id);
+      if (clash) return nameTaken(ctx, 'habit', target, clash, 'named');
+    }
+    const next: HabitRow = {
+      ...habit,
+      name: args.name ?? habit.name,
+      frequency: args.frequency === undefined ? habit.frequency : args.frequency,
+      description: args.description === undefined ? habit.description : args.description,
+    };
+    await ctx.db.query(
+      `UPDATE habits SET name = $3, name_key = $4, frequency = $5, description = $6, updated_at = NOW()
+       WHERE id = $1 AND user_id = $2`,
+      [habit.id, ctx.userId, next.name, nameKey(next.name), next.frequency, next.description],
+    );
+    const changes = [
+      ...(next.name !== habit.name ? [`renamed from "${habit.name}"`] : []),
+      ...(args.frequency !== undefined ? [next.frequency ? `frequency set to ${next.frequency}` : 'frequency cleared'] : []),
+      ...(args.description !== undefined ? [next.description ? 'description updated' : 'description cleared'] : []),
+    ];
+    const fields = await habitFields(ctx, next);
+    return ok(
+      `Habit "${next.name}" updated [ID: ${fields.habit_id}]${changes.length > 0 ? `: ${changes.join(', ')}` : ''}.`,
+      fields,
+      `Its ref is still ${fields.habit_id}.`,
+    );
+  },
+
+  async delete_habit(args, ctx) {
+    const target = await ctx.refs.resolve('habit', args.habit_id, ctx.db);
+    const linked = await ctx.db.query<{ reminders: number; goals: number }>(
+      `SELECT (SELECT count(*) FROM reminders WHERE habit_id = $1 AND user_id = $2)::int AS reminders,
+              (SELECT count(*) FROM goals WHERE habit_id = $1 AND user_id = $2)::int AS goals`,
+      [target.id, ctx.userId],
+    );
+    const { reminders, goals } = linked.rows[0] ?? { reminders: 0, goals: 0 };
+    // Its reminders and goals stay, unlinked, through ON DELETE SET NULL.
+    await ctx.db.query('DELETE FROM habits WHERE id = $1 AND user_id = $2', [target.id, ctx.userId]);
+    const kept = reminders + goals === 0 ? '' : `; its ${plural(reminders, 'reminder')} and ${plural(goals, 'goal')} remain, no longer linked to it`;
+    return ok(
+      `Habit "${target.label}" deleted [ID: ${target.ref}]${kept}.`,
+      { habit_id: target.ref, name: target.label, unlinked_reminders: reminders, unlinked_goals: goals },
+      `${target.ref} no longer exists; do not use it again.`,
+    );
+  },
+
+  async list_habits(_args, ctx) {
+    const found = await ctx.db.query<HabitRow & { total: number }>(
+      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM habits WHERE user_id = $1 ORDER BY name_key, name LIMIT ${LIST_LIMIT}`,
+      [ctx.userId],
+    );
+    if (found.rows.length === 0) return ok('There are no habits yet.', { habits: [] }, 'To add one, call save_habit.');
+    const refs = await ctx.refs.refsFor(
+      'habit',
+      found.rows.map((row) => row.id),
+    );
+    const habits = found.rows.map((row) => fieldsOf(row, refs.get(row.id) as string));
+    const total = found.rows[0]?.total ?? habits.length;
+    const lines = listLines(
+      habits.map((habit) => ({ ref: habit.habit_id, label: habit.name, ...(habit.frequency ? { details: `(${habit.frequency})` } : {}) })),
+      total,
+      'habits',
+    );
+    return ok([`There ${total === 1 ? 'is 1 habit' : `are ${total} habits`}:`, ...lines].join('\n'), { habits }, 'To change one, pass its habit_id.');
+  },
+};
+
+async function loadHabit(ctx: ToolContext, id: string): Promise<HabitRow> {
+  const found = await ctx.db.query<HabitRow>(`SELECT ${COLUMNS} FROM habits WHERE id = $1 AND user_id = $2`, [id, ctx.userId]);
+  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
+  if (!found.rows[0]) throw new Error('habit row not found for this user');
+  return found.rows[0];
+}
+
+async function habitFields(ctx: ToolContext, habit: HabitRow) {
+  return fieldsOf(habit, await ctx.refs.refFor('habit', habit.id));
+}
+
+function fieldsOf(habit: HabitRow, ref: string) {
+  return {
+    habit_id: ref,
+    name: habit.name,
+    ...(habit.frequency ? { frequency: habit.frequency } : {}),
+    ...(habit.description ? { description: habit.description } : {}),
+  };
+}

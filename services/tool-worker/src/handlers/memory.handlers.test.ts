@@ -1,0 +1,88 @@
+import { DEFAULT_PROFILE, SECTION_CAP, toolCatalog, type ToolResult } from '@assistant/shared';
+import { memoryHandlers } from './memory.handlers';
+import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+
+const harness = new ToolHarness(memoryHandlers);
+
+async function run(...params: Parameters<typeof harness.run>): Promise<ToolResult> {
+  const result = await harness.run(...params);
+  expect(containsUuidAnywhere(result)).toBe(false);
+  return result;
+}
+
+async function profile(user: TestUser) {
+  const found = await harness.pool.query<{ soul_content: string | null; memory_content: string | null; user_content: string | null }>(
+    'SELECT soul_content, memory_content, user_content FROM agent_memory_profiles WHERE user_id = $1',
+    [user.userId],
+  );
+  return found.rows;
+}
+
+afterAll(async () => {
+  await harness.close();
+});
+
+describe('remember', () => {
+  it('appends one fact per line to MEMORY, creating the profile with its defaults when missing', async () => {
+    const user = await harness.newUser();
+    const first = await run('remember', { content: ' I prefer tea ' }, user);
+    expect(first).toEqual({
+      success: true,
+      section: 'memory',
+      characters: 14,
+      message: 'Remembered: "I prefer tea".',
+      next_step: 'It will be part of your long-term memory in later conversations of the main session.',
+    });
+    await run('remember', { content: 'Ana is my sister;\nshe lives in Porto' }, user);
+    expect(await profile(user)).toEqual([
+      { soul_content: DEFAULT_PROFILE.soul, user_content: '', memory_content: '- I prefer tea\n- Ana is my sister; she lives in Porto' },
+    ]);
+  });
+
+  it('keeps what MEMORY already holds, and only touches the calling user', async () => {
+    const user = await harness.newUser();
+    const other = await harness.newUser();
+    await harness.pool.query("INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, '## 2026-01-01\nLikes jazz\n\n'), ($2, 'Theirs')", [
+      user.userId,
+      other.userId,
+    ]);
+    await run('remember', { content: 'Runs on Sundays' }, user);
+    expect((await profile(user))[0]?.memory_content).toBe('## 2026-01-01\nLikes jazz\n- Runs on Sundays');
+    expect((await profile(other))[0]?.memory_content).toBe('Theirs');
+  });
+
+  it('says when MEMORY has grown past what the model is shown', async () => {
+    const user = await harness.newUser();
+    await harness.pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [user.userId, 'x'.repeat(SECTION_CAP)]);
+    const result = await run('remember', { content: 'One more' }, user);
+    expect(result.next_step).toContain('update_profile');
+  });
+
+  it('refuses blank or oversized content', () => {
+    expect(toolCatalog.remember.input.safeParse({ content: '  ' }).success).toBe(false);
+    expect(toolCatalog.remember.input.safeParse({ content: 'x'.repeat(2_001) }).success).toBe(false);
+  });
+});
+
+describe('update_profile', () => {
+  it('replaces one section and leaves the others', async () => {
+    const user = await harness.newUser();
+    await run('remember', { content: 'Likes tea' }, user);
+    const result = await run('update_profile', { section: 'soul', content: 'Cheerful and brief.' }, user);
+    expect(result).toEqual({
+      success: true,
+      section: 'soul',
+      characters: 19,
+      message: 'Profile section "soul" replaced (19 characters).',
+      next_step: 'The new text applies from your next step on.',
+    });
+    const emptied = await run('update_profile', { section: 'memory', content: '' }, user);
+    expect(emptied).toMatchObject({ success: true, section: 'memory', characters: 0 });
+    expect(await profile(user)).toEqual([{ soul_content: 'Cheerful and brief.', user_content: '', memory_content: '' }]);
+  });
+
+  it('refuses an unknown section and content over the section cap', () => {
+    expect(toolCatalog.update_profile.input.safeParse({ section: 'secrets', content: 'x' }).success).toBe(false);
+    expect(toolCatalog.update_profile.input.safeParse({ section: 'user', content: 'x'.repeat(SECTION_CAP + 1) }).success).toBe(false);
+  });
+});

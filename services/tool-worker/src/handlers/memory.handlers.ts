@@ -1,0 +1,46 @@
+import { DEFAULT_PROFILE, ok, SECTION_CAP } from '@assistant/shared';
+import type { ToolContext, ToolHandlers } from './handler';
+
+export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> = {
+  async remember(args, ctx) {
+    await ensureProfile(ctx);
+    // One fact per list item keeps MEMORY readable for the user and for the model.
+    const entry = `- ${args.content.replace(/\s*\n\s*/g, ' ')}`;
+    const updated = await ctx.db.query<{ size: number }>(
+      `UPDATE agent_memory_profiles
+       SET memory_content = CASE WHEN btrim(coalesce(memory_content, '')) = '' THEN $2 ELSE rtrim(memory_content, E'\\n') || E'\\n' || $2 END,
+           updated_at = NOW()
+       WHERE user_id = $1 RETURNING length(memory_content) AS size`,
+      [ctx.userId, entry],
+    );
+    const size = updated.rows[0]?.size ?? entry.length;
+    const full =
+      size > SECTION_CAP
+        ? `MEMORY now holds ${size} characters, more than the ${SECTION_CAP} shown to you: condense it with update_profile (section "memory").`
+        : 'It will be part of your long-term memory in later conversations of the main session.';
+    return ok(`Remembered: "${args.content}".`, { section: 'memory', characters: size }, full);
+  },
+
+  async update_profile(args, ctx) {
+    await ensureProfile(ctx);
+    // The column comes from the schema's closed list of sections, never from free text.
+    await ctx.db.query(`UPDATE agent_memory_profiles SET ${args.section}_content = $2, updated_at = NOW() WHERE user_id = $1`, [
+      ctx.userId,
+      args.content,
+    ]);
+    return ok(
+      `Profile section "${args.section}" replaced (${args.content.length} characters).`,
+      { section: args.section, characters: args.content.length },
+      'The new text applies from your next step on.',
+    );
+  },
+};
+
+/** A user without a profile row gets the defaults first, so changing one section keeps the others. */
+async function ensureProfile(ctx: ToolContext): Promise<void> {
+  await ctx.db.query(
+    `INSERT INTO agent_memory_profiles (user_id, agents_content, soul_content, identity_content, user_content, tools_content, memory_content)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id) DO NOTHING`,
+    [ctx.userId, DEFAULT_PROFILE.agents, DEFAULT_PROFILE.soul, DEFAULT_PROFILE.identity, DEFAULT_PROFILE.user, DEFAULT_PROFILE.tools, DEFAULT_PROFILE.memory],
+  );
+}

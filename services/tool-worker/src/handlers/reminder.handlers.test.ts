@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { reminderFireJobId, toolCatalog, type OutboxEntry, type ToolResult } from '@assistant/shared';
+import { habitHandlers } from './habit.handlers';
+import { reminderHandlers } from './reminder.handlers';
+import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+
+const harness = new ToolHarness({ ...reminderHandlers, save_habit: habitHandlers.save_habit });
+
+const HOUR = 3_600_000;
+const inHours = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString();
+
+/** Every call of this file goes through here: no result, success or not, may show a UUID. */
+async function run(...params: Parameters<typeof harness.run>): Promise<ToolResult> {
+  const result = await harness.run(...params);
+  expect(containsUuidAnywhere(result)).toBe(false);
+  return result;
+}
+
+async function createReminder(user: TestUser, text: string, at: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const result = await run('create_reminder', { text, at, ...extra }, user);
+  expect(result.success).toBe(true);
+  return result.reminder_id as string;
+}
+
+async function reminders(user: TestUser) {
+  const found = await harness.pool.query<{ id: string; text: string; text_key: string; at: Date; repeat: string | null; habit: string | null }>(
+    `SELECT r.id, r.text, r.text_key, r.at, r.repeat, h.name AS habit FROM reminders r LEFT JOIN habits h ON h.id = r.habit_id
+     WHERE r.user_id = $1 ORDER BY r.created_at`,
+    [user.userId],
+  );
+  return found.rows;
+}
+
+/** The jobs handlers asked to enqueue after their commit, for this user's reminders (deleted ones included). */
+function scheduledFor(reminderId: string): { name: string; jobId: string; at: unknown; delayMs?: number }[] {
+  return harness.scheduled
+    .filter((entry): entry is Extract<OutboxEntry, { kind: 'job' }> => entry.kind === 'job' && entry.data.reminderId === reminderId)
+    .map((entry) => ({ name: entry.name, jobId: entry.jobId, at: entry.data.at, ...(entry.delayMs !== undefined ? { delayMs: entry.delayMs } : {}) }));
+}
+
+function invalid(name: keyof typeof toolCatalog, args: unknown): string[] {
+  const parsed = toolCatalog[name].input.safeParse(args);
+  return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+}
+
+afterAll(async () => {
+  await harness.close();
+});
+
+describe('create_reminder', () => {
+  it('creates a reminder for a habit, answering with both refs, and schedules its firing after the commit', async () => {
+    const user = await harness.newUser();
+    await run('save_habit', { name: 'Meditação' }, user);
+    const at = '2031-05-01T07:00:00-03:00';
+    const result = await run('create_reminder', { text: 'Meditate', at, habit_id: 'meditacao', repeat: 'daily' }, user);
+    expect(result).toEqual({
+      success: true,
+      reminder_id: 'reminder_1',
+      text: 'Meditate',
+      at: '2031-05-01T10:00:00.000Z',
+      repeat: 'daily',
+      habit_id: 'habit_1',
+      message: 'Reminder "Meditate" set for 2031-05-01T10:00:00.000Z [ID: reminder_1], repeating daily, for habit "Meditação" [ID: habit_1].',
+      next_step: 'To change or cancel it, pass reminder_id="reminder_1" to update_reminder or delete_reminder.',
+    });
+    const [row] = await reminders(user);
+    expect(row).toMatchObject({ text: 'Meditate', text_key: 'meditate', repeat: 'daily', habit: 'Meditação' });
+    expect(row?.at.toISOString()).toBe('2031-05-01T10:00:00.000Z');
+    const [job] = scheduledFor(row?.id as string);
+    expect(job).toMatchObject({ name: 'fire', at: '2031-05-01T10:00:00.000Z', jobId: reminderFireJobId(row?.id as string, new Date(at)) });
+    expect(job?.delayMs).toBeGreaterThan(0);
+  });
+
+  it('inserts one row and names one job when a create is retried with the same entity id', async () => {
+    const user = await harness.newUser();
+    const entityId = randomUUID();
+    const first = await run('create_reminder', { text: 'Water', at: inHours(2) }, user, entityId);
+    const retry = await run('create_reminder', { text: 'Water', at: first.at }, user, entityId);
+    expect(retry).toEqual(first);
+    expect(await reminders(user)).toHaveLength(1);
+    expect(new Set(scheduledFor(entityId).map((job) => job.jobId)).size).toBe(1);
+  });
+
+  it('refuses the same text at the same time, but allows it at another time', async () => {
+    const user = await harness.newUser();
+    const at = inHours(3);
+    await createReminder(user, 'Water', at);
+    const result = await run('create_reminder', { text: 'WATER', at }, user);
+    expect(result).toEqual({
+      success: false,
+      error: 'The same reminder at the same time already exists [ID: reminder_1].',
+      hint: 'Use reminder_1 instead of creating it again.',
+      reminder_id: 'reminder_1',
+    });
+    expect(await createReminder(user, 'Water', inHours(4))).toBe('reminder_2');
+  });
+
+  it('refuses a time in the past, telling the model the current time', async () => {
+    const user = await harness.newUser();
+    const result = await run('create_reminder', { text: 'Late', at: '2020-01-01T00:00:00Z' }, user);
+    expect(result).toMatchObject({ success: false, error: 'The time 2020-01-01T00:00:00Z is in the past.' });
+    expect(result.hint).toMatch(/^It is now \d{4}-/);
+    expect(await reminders(user)).toEqual([]);
+  });
+
+  it('refuses an unknown, an ambiguous or a UUID habit, creating nothing', async () => {
+    const user = await harness.newUser();
+    await harness.pool.query(
+      `INSERT INTO habits (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Walk', 'walk'), (gen_random_uuid(), $1, 'walk', 'walk')`,
+      [user.userId],
+    );
+    const unknown = await run('create_reminder', { text: 'Go', at: inHours(1), habit_id: 'Swim' }, user);
+    expect(unknown).toMatchObject({ success: false, error: expect.stringContaining('No habit named "Swim"') });
+    const ambiguous = await run('create_reminder', { text: 'Go', at: inHours(1), habit_id: 'walk' }, user);
+    expect(ambiguous).toMatchObject({ success: false, candidates: [{ ref: 'habit_1' }, { ref: 'habit_2' }] });
+    const uuid = await run('create_reminder', { text: 'Go', at: inHours(1), habit_id: randomUUID() }, user);
+    expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('ref') });
+    expect(await reminders(user)).toEqual([]);
+  });
+
+  it('refuses invalid fields before touching the database', () => {
+    const at = inHours(1);
+    expect(invalid('create_reminder', { text: 'Go', at: 'tomorrow at 7' })).toEqual([
+      'at: must be an ISO 8601 date-time with a time zone, like 2026-05-01T07:00:00-03:00',
+    ]);
+    expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01T07:00:00' })[0]).toMatch(/^at: /);
+    expect(invalid('create_reminder', { text: 'Go', at, repeat: 'hourly' })[0]).toMatch(/^repeat: /);
+    expect(invalid('create_reminder', { text: ' ', at })).toEqual(['text: must not be blank']);
+  });
+});
+
+describe('list_reminders', () => {
+  it('lists reminders soonest first with refs, times, repetition and habit refs', async () => {
+    const user = await harness.newUser();
+    await run('save_habit', { name: 'Yoga' }, user);
+    await createReminder(user, 'Later', '2031-01-02T08:00:00Z');
+    await createReminder(user, 'Stretch', '2031-01-01T08:00:00Z', { habit_id: 'habit_1', repeat: 'weekly' });
+    const result = await run('list_reminders', {}, user);
+    expect(result).toEqual({
+      success: true,
+      reminders: [
+        { reminder_id: 'reminder_2', text: 'Stretch', at: '2031-01-01T08:00:00.000Z', repeat: 'weekly', habit_id: 'habit_1' },
+        { reminder_id: 'reminder_1', text: 'Later', at: '2031-01-02T08:00:00.000Z' },
+      ],
+      message: [
+        'There are 2 reminders, soonest first:',
+        '- "Stretch" [ID: reminder_2] fires at 2031-01-01T08:00:00.000Z, repeating weekly',
+        '- "Later" [ID: reminder_1] fires at 2031-01-02T08:00:00.000Z',
+      ].join('\n'),
+      next_step: 'To change or cancel one, pass its reminder_id.',
+    });
+  });
+
+  it("says when there are none, and never lists another user's reminders", async () => {
+    const owner = await harness.newUser();
+    const other = await harness.newUser();
+    await createReminder(owner, 'Secret', inHours(1));
+    expect(await run('list_reminders', {}, other)).toMatchObject({ success: true, reminders: [], message: 'There are no reminders.' });
+  });
+});
+
+describe('update_reminder', () => {
+  it('moves a reminder by ref: the old job is cancelled and a job for the new time scheduled', async () => {
+    const user = await harness.newUser();
+    await createReminder(user, 'Water', '2031-03-01T09:00:00Z');
+    const result = await run('update_reminder', { reminder_id: 'reminder_1', at: '2031-03-01T10:30:00Z', repeat: 'daily' }, user);
+    expect(result).toEqual({
+      success: true,
+      reminder_id: 'reminder_1',
+      text: 'Water',
+      at: '2031-03-01T10:30:00.000Z',
+      repeat: 'daily',
+      message: 'Reminder "Water" updated [ID: reminder_1]: fires at 2031-03-01T10:30:00.000Z, repeating daily.',
+      next_step: 'Its ref is still reminder_1.',
+    });
+    const [row] = await reminders(user);
+    expect(row?.at.toISOString()).toBe('2031-03-01T10:30:00.000Z');
+    expect(scheduledFor(row?.id as string).map((job) => [job.name, job.at])).toEqual([
+      ['fire', '2031-03-01T09:00:00.000Z'],
+      ['cancel', '2031-03-01T09:00:00.000Z'],
+      ['fire', '2031-03-01T10:30:00.000Z'],
+    ]);
+  });
+
+  it('finds a reminder by text ignoring case and accents; changing only the text schedules nothing new', async () => {
+    const user = await harness.newUser();
+    await run('save_habit', { name: 'Yoga' }, user);
+    await createReminder(user, 'Meditação', inHours(5), { habit_id: 'habit_1' });
+    const result = await run('update_reminder', { reminder_id: 'MEDITACAO', text: 'Meditação guiada', habit_id: null }, user);
+    expect(result).toMatchObject({ success: true, reminder_id: 'reminder_1', text: 'Meditação guiada' });
+    expect(result).not.toHaveProperty('habit_id');
+    const [row] = await reminders(user);
+    expect(row).toMatchObject({ text: 'Meditação guiada', text_key: 'meditacao guiada', habit: null });
+    expect(scheduledFor(row?.id as string)).toHaveLength(1);
+  });
+
+  it('links a reminder to a habit, reporting the habit by its ref', async () => {
+    const user = await harness.newUser();
+    await createReminder(user, 'Breathe', inHours(5));
+    await run('save_habit', { name: 'Meditação' }, user);
+    const result = await run('update_reminder', { reminder_id: 'breathe', habit_id: 'habit_1' }, user);
+    expect(result).toMatchObject({ success: true, habit_id: 'habit_1' });
+    expect(result.message).toContain('for habit "Meditação" [ID: habit_1]');
+  });
+
+  it('refuses an unknown and an ambiguous reminder, a UUID, a past time, and a clash with another reminder', async () => {
+    const user = await harness.newUser();
+    const at = inHours(6);
+    await createReminder(user, 'Water', at);
+    await createReminder(user, 'Water', inHours(7));
+    await createReminder(user, 'Tea', at);
+    const unknown = await run('update_reminder', { reminder_id: 'Coffee', text: 'x' }, user);
+    expect(unknown).toMatchObject({ success: false, error: expect.stringContaining('No reminder named "Coffee"') });
+    const ambiguous = await run('update_reminder', { reminder_id: 'water', text: 'x' }, user);
+    expect(ambiguous).toMatchObject({ success: false, candidates: [{ ref: 'reminder_1' }, { ref: 'reminder_2' }] });
+    const ids = (await reminders(user)).map((row) => row.id);
+    const uuid = await run('update_reminder', { reminder_id: ids[0], text: 'x' }, user);
+    expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('reminder_1') });
+    const past = await run('update_reminder', { reminder_id: 'reminder_1', at: '2020-01-01T00:00:00Z' }, user);
+    expect(past).toMatchObject({ success: false, error: 'The time 2020-01-01T00:00:00Z is in the past.' });
+    const clash = await run('update_reminder', { reminder_id: 'tea', text: 'water' }, user);
+    expect(clash).toMatchObject({ success: false, reminder_id: 'reminder_3', existing_reminder_id: 'reminder_1' });
+    expect((await reminders(user)).map((row) => row.text)).toEqual(['Water', 'Water', 'Tea']);
+  });
+
+  it('refuses invalid fields and an update that changes nothing', () => {
+    expect(invalid('update_reminder', { reminder_id: 'reminder_1' })).toEqual([
+      'arguments: give at least one of text, at, repeat or habit_id to change',
+    ]);
+    expect(invalid('update_reminder', { reminder_id: 'reminder_1', at: '07:00' })[0]).toMatch(/^at: /);
+    expect(invalid('update_reminder', { reminder_id: 'reminder_1', repeat: 'monthly' })[0]).toMatch(/^repeat: /);
+  });
+
+  it("cannot see or change another user's reminder, by text, by a planted ref or by its UUID", async () => {
+    const owner = await harness.newUser();
+    const other = await harness.newUser();
+    await createReminder(owner, 'Secret', inHours(1));
+    const [row] = await reminders(owner);
+    expect(await run('update_reminder', { reminder_id: 'Secret', text: 'Mine' }, other)).toMatchObject({ success: false });
+    await harness.pool.query("INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'reminder', 3, $2)", [
+      other.sessionId,
+      row?.id,
+    ]);
+    expect(await run('update_reminder', { reminder_id: 'reminder_3', text: 'Mine' }, other)).toMatchObject({ success: false });
+    expect(await run('delete_reminder', { reminder_id: row?.id }, other)).toMatchObject({ success: false });
+    expect(await reminders(owner)).toMatchObject([{ text: 'Secret' }]);
+  });
+});
+
+describe('delete_reminder', () => {
+  it('deletes by text, cancelling its job, and then no longer knows the ref', async () => {
+    const user = await harness.newUser();
+    const at = inHours(8);
+    await createReminder(user, 'Water', at);
+    const [row] = await reminders(user);
+    const result = await run('delete_reminder', { reminder_id: 'water' }, user);
+    expect(result).toEqual({
+      success: true,
+      reminder_id: 'reminder_1',
+      text: 'Water',
+      at: new Date(at).toISOString(),
+      message: 'Reminder "Water" deleted [ID: reminder_1]; it will not fire.',
+      next_step: 'reminder_1 no longer exists; do not use it again.',
+    });
+    expect(await reminders(user)).toEqual([]);
+    expect(scheduledFor(row?.id as string).map((job) => job.name)).toEqual(['fire', 'cancel']);
+    expect(await run('delete_reminder', { reminder_id: 'reminder_1' }, user)).toMatchObject({ success: false });
+  });
+});

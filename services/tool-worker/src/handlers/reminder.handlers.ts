@@ -1,0 +1,186 @@
+import { fail, nameKey, ok, reminderCancelJob, reminderFireJob, type ToolResult } from '@assistant/shared';
+import type { ToolContext, ToolHandlers } from './handler';
+import { habitPart, LIST_LIMIT, listLines, lockNames, resolveHabitLink } from './entity-support';
+
+interface ReminderRow {
+  id: string;
+  text: string;
+  at: Date;
+  repeat: string | null;
+  habit_id: string | null;
+  habit_name: string | null;
+  last_fired_at: Date | null;
+}
+
+/** A time up to this far in the past (the model took a while to answer) still counts: it fires at once. */
+const PAST_GRACE_MS = 60_000;
+
+const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.habit_id, h.name AS habit_name, r.last_fired_at';
+const FROM = 'reminders r LEFT JOIN habits h ON h.id = r.habit_id AND h.user_id = r.user_id';
+
+export const reminderHandlers: Pick<
+  ToolHandlers,
+  'create_reminder' | 'update_reminder' | 'delete_reminder' | 'list_reminders'
+> = {
+  async create_reminder(args, ctx) {
+    const habit = await resolveHabitLink(ctx, args.habit_id);
+    const at = new Date(args.at);
+    if (isPast(at)) return pastTime(args.at);
+    await lockNames(ctx, 'reminder');
+    const existing = await findSameReminder(ctx, args.text, at, ctx.entityId);
+    if (existing) {
+      const ref = await ctx.refs.refFor('reminder', existing);
+      return fail(`The same reminder at the same time already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
+        reminder_id: ref,
+      });
+    }
+    await ctx.db.query(
+      `INSERT INTO reminders (id, user_id, habit_id, text, text_key, at, repeat) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (id) DO NOTHING`,
+      [ctx.entityId, ctx.userId, habit?.id ?? null, args.text, nameKey(args.text), at, args.repeat ?? null],
+    );
+    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
+    const reminder = await loadReminder(ctx, ctx.entityId);
+    ctx.afterCommit(reminderFireJob(reminder.id, reminder.at));
+    const fields = await reminderFields(ctx, reminder);
+    return ok(
+      `Reminder "${reminder.text}" set for ${fields.at} [ID: ${fields.reminder_id}]${repeatPart(reminder)}${await habitPart(ctx, reminder.habit_id, reminder.habit_name)}.`,
+      fields,
+      `To change or cancel it, pass reminder_id="${fields.reminder_id}" to update_reminder or delete_reminder.`,
+    );
+  },
+
+  async update_reminder(args, ctx) {
+    const target = await ctx.refs.resolve('reminder', args.reminder_id, ctx.db);
+    const habit = await resolveHabitLink(ctx, args.habit_id);
+    if (args.at !== undefined && isPast(new Date(args.at))) return pastTime(args.at);
+    await lockNames(ctx, 'reminder');
+    const reminder = await loadReminder(ctx, target.id);
+    const next: ReminderRow = {
+      ...reminder,
+      text: args.text ?? reminder.text,
+      at: args.at !== undefined ? new Date(args.at) : reminder.at,
+      repeat: args.repeat === undefined ? reminder.repeat : args.repeat,
+      habit_id: habit === undefined ? reminder.habit_id : (habit?.id ?? null),
+      habit_name: habit === undefined ? reminder.habit_name : (habit?.label ?? null),
+    };
+    const clash = await findSameReminder(ctx, next.text, next.at, reminder.id);
+    if (clash) {
+      const ref = await ctx.refs.refFor('reminder', clash);
+      return fail(
+        `Another reminder with that text at that time already exists [ID: ${ref}].`,
+        `Change the text or the time, or use ${ref} if that is the reminder you meant.`,
+        { reminder_id: target.ref, existing_reminder_id: ref },
+      );
+    }
+    await ctx.db.query(
+      `UPDATE reminders SET text = $3, text_key = $4, at = $5, repeat = $6, habit_id = $7, updated_at = NOW()
+       WHERE id = $1 AND user_id = $2`,
+      [reminder.id, ctx.userId, next.text, nameKey(next.text), next.at, next.repeat, next.habit_id],
+    );
+    if (next.at.getTime() !== reminder.at.getTime()) {
+      // The old job would find `at` changed and do nothing; removing it just keeps the queue tidy.
+      ctx.afterCommit(reminderCancelJob(reminder.id, reminder.at));
+      ctx.afterCommit(reminderFireJob(reminder.id, next.at));
+    }
+    const fields = await reminderFields(ctx, next);
+    return ok(
+      `Reminder "${next.text}" updated [ID: ${fields.reminder_id}]: ${whenPart(next)}${repeatPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
+      fields,
+      `Its ref is still ${fields.reminder_id}.`,
+    );
+  },
+
+  async delete_reminder(args, ctx) {
+    const target = await ctx.refs.resolve('reminder', args.reminder_id, ctx.db);
+    const reminder = await loadReminder(ctx, target.id);
+    await ctx.db.query('DELETE FROM reminders WHERE id = $1 AND user_id = $2', [reminder.id, ctx.userId]);
+    // Its job, if already due, finds no reminder and does nothing: a deleted reminder never fires.
+    ctx.afterCommit(reminderCancelJob(reminder.id, reminder.at));
+    return ok(
+      `Reminder "${reminder.text}" deleted [ID: ${target.ref}]; it will not fire.`,
+      await reminderFields(ctx, reminder),
+      `${target.ref} no longer exists; do not use it again.`,
+    );
+  },
+
+  async list_reminders(_args, ctx) {
+    const found = await ctx.db.query<ReminderRow & { total: number }>(
+      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM ${FROM}
+       WHERE r.user_id = $1 ORDER BY r.at, r.text_key LIMIT ${LIST_LIMIT}`,
+      [ctx.userId],
+    );
+    if (found.rows.length === 0) return ok('There are no reminders.', { reminders: [] }, 'To set one, call create_reminder.');
+    const refs = await ctx.refs.refsFor(
+      'reminder',
+      found.rows.map((row) => row.id),
+    );
+    const habitRefs = await ctx.refs.refsFor(
+      'habit',
+      found.rows.flatMap((row) => (row.habit_id ? [row.habit_id] : [])),
+    );
+    const reminders = found.rows.map((row) => fieldsOf(row, refs.get(row.id) as string, row.habit_id ? habitRefs.get(row.habit_id) : undefined));
+    const total = found.rows[0]?.total ?? reminders.length;
+    const lines = listLines(
+      found.rows.map((row, i) => ({ ref: reminders[i]?.reminder_id as string, label: row.text, details: `${whenPart(row)}${repeatPart(row)}` })),
+      total,
+      'reminders',
+    );
+    return ok(
+      [`There ${total === 1 ? 'is 1 reminder' : `are ${total} reminders`}, soonest first:`, ...lines].join('\n'),
+      { reminders },
+      'To change or cancel one, pass its reminder_id.',
+    );
+  },
+};
+
+function isPast(at: Date): boolean {
+  return at.getTime() < Date.now() - PAST_GRACE_MS;
+}
+
+function pastTime(at: string): ToolResult {
+  return fail(`The time ${at} is in the past.`, `It is now ${new Date().toISOString()}; pass a time in the future.`);
+}
+
+/** A reminder of the user with the same folded text at the same time, other than exceptId. */
+async function findSameReminder(ctx: ToolContext, text: string, at: Date, exceptId: string): Promise<string | undefined> {
+  const found = await ctx.db.query<{ id: string }>(
+    'SELECT id FROM reminders WHERE user_id = $1 AND text_key = $2 AND at = $3 AND id <> $4 LIMIT 1',
+    [ctx.userId, nameKey(text), at, exceptId],
+  );
+  return found.rows[0]?.id;
+}
+
+/** Locks the row: a firing that moves `at` and an update of `at` must not interleave. */
+async function loadReminder(ctx: ToolContext, id: string): Promise<ReminderRow> {
+  const found = await ctx.db.query<ReminderRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE r.id = $1 AND r.user_id = $2 FOR UPDATE OF r`, [id, ctx.userId]);
+  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
+  if (!found.rows[0]) throw new Error('reminder row not found for this user');
+  return found.rows[0];
+}
+
+async function reminderFields(ctx: ToolContext, reminder: ReminderRow) {
+  const habitRef = reminder.habit_id ? await ctx.refs.refFor('habit', reminder.habit_id) : undefined;
+  return fieldsOf(reminder, await ctx.refs.refFor('reminder', reminder.id), habitRef);
+}
+
+function fieldsOf(reminder: ReminderRow, ref: string, habitRef: string | undefined) {
+  return {
+    reminder_id: ref,
+    text: reminder.text,
+    at: reminder.at.toISOString(),
+    ...(reminder.repeat ? { repeat: reminder.repeat } : {}),
+    ...(habitRef ? { habit_id: habitRef } : {}),
+    ...(reminder.last_fired_at ? { last_fired_at: reminder.last_fired_at.toISOString() } : {}),
+  };
+}
+
+/** A one-off reminder keeps its `at` after firing; say so rather than announce a time gone by. */
+function whenPart(reminder: Pick<ReminderRow, 'at' | 'repeat' | 'last_fired_at'>): string {
+  const fired = !reminder.repeat && reminder.last_fired_at !== null && reminder.last_fired_at >= reminder.at;
+  return fired ? `fired at ${reminder.at.toISOString()} (give it a new time to fire again)` : `fires at ${reminder.at.toISOString()}`;
+}
+
+function repeatPart(reminder: Pick<ReminderRow, 'repeat'>): string {
+  return reminder.repeat ? `, repeating ${reminder.repeat}` : '';
+}

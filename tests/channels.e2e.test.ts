@@ -1,0 +1,431 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { Queue, QueueEvents } from 'bullmq';
+import type pg from 'pg';
+import { splitText } from '@assistant/shared';
+import { Api } from './helpers/api';
+import {
+  fixture,
+  telegramCallbackQuery,
+  telegramGroupMention,
+  telegramPhoto,
+  telegramPrivateText,
+  whatsappStatus,
+  whatsappText,
+} from './helpers/channel-fixtures';
+import { testDb } from './helpers/db';
+import { FakeGraph } from './helpers/fake-graph';
+import { afterTools, FakeModel, userText } from './helpers/fake-model';
+import { FakeTelegram } from './helpers/fake-telegram';
+import { TestSystem } from './helpers/system';
+
+/**
+ * Telegram and WhatsApp through the real processes (CONTRACT §6), against local fake Bot API
+ * and Graph API servers that record what they receive, and the fake model.
+ */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const graph = new FakeGraph();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+const TG_SECRET = 'tg-webhook_secret-1';
+const WA_APP_SECRET = 'wa-app-secret';
+const WA_VERIFY = 'wa-verify-token';
+const WA_TOKEN = 'wa-access-token';
+const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
+const UNSUPPORTED = 'I can only read text messages';
+const LONG = Array.from({ length: 1_700 }, (_, i) => `word${String(i).padStart(4, '0')}`).join(' ').slice(0, 10_000);
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start(), graph.start()]);
+  model.script = (body) => {
+    const text = userText(body);
+    const folder = /^make folder (.+)$/.exec(text)?.[1];
+    if (folder) return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    if (text === 'long answer') return { content: LONG, chunkSize: 500 };
+    return { content: `echo: ${text}` };
+  };
+  db = testDb();
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TELEGRAM_BOT_TOKEN: '123456:test-token',
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      WHATSAPP_ACCESS_TOKEN: WA_TOKEN,
+      WHATSAPP_APP_SECRET: WA_APP_SECRET,
+      WHATSAPP_VERIFY_TOKEN: WA_VERIFY,
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
+      WHATSAPP_API_BASE_URL: graph.url,
+    },
+  });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop(), graph.stop()]);
+  await db.end();
+});
+
+// Unique ids per test: nothing one test sends can be mistaken for another's.
+let sequence = 0;
+const nextId = () => 6_000_000 + ++sequence * 10 + Math.floor(Math.random() * 10);
+
+function tgText(from: number, text: string, updateId = nextId()) {
+  const update = fixture(telegramPrivateText);
+  update.update_id = updateId;
+  Object.assign(update.message, { message_id: nextId(), text, from: { ...update.message.from, id: from }, chat: { ...update.message.chat, id: from } });
+  return update;
+}
+
+/** `secret: null` sends no header at all. */
+function postTelegram(update: unknown, secret: string | null = TG_SECRET) {
+  return fetch(`${system.url}/webhooks/telegram`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
+    body: JSON.stringify(update),
+  });
+}
+
+function waText(from: string, text: string, id = `wamid.${randomUUID()}`): string {
+  const payload = fixture(whatsappText);
+  const value = payload.entry[0]?.changes[0]?.value;
+  Object.assign(value?.contacts[0] ?? {}, { wa_id: from });
+  Object.assign(value?.messages[0] ?? {}, { from, id, text: { body: text } });
+  return JSON.stringify(payload);
+}
+
+const sign = (raw: string, secret = WA_APP_SECRET) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+/** `signature: null` sends no header at all. */
+function postWhatsApp(raw: string, signature: string | null = sign(raw)) {
+  return fetch(`${system.url}/webhooks/whatsapp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hub-signature-256': signature }) },
+    body: raw,
+  });
+}
+
+async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${system.logs.join('').slice(-4_000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const count = async (sql: string, params: unknown[]) => (await db.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
+const channelMessages = (channel: string, externalId: string) =>
+  count('SELECT COUNT(*)::int AS n FROM channel_messages WHERE channel = $1 AND external_id = $2', [channel, externalId]);
+const identityUserId = async (channel: string, externalId: string) =>
+  (await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [channel, externalId]))
+    .rows[0]?.user_id;
+const turnsOf = async (channel: string, externalId: string) =>
+  (
+    await db.query<{ id: string; user_id: string; session_id: string; session_key: string; status: string }>(
+      `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status FROM turns t
+       JOIN channel_messages m ON m.turn_id = t.id JOIN channel_identities i ON i.user_id = t.user_id
+       WHERE i.channel = $1 AND i.external_id = $2 AND m.channel = $1 ORDER BY t.created_at`,
+      [channel, externalId],
+    )
+  ).rows;
+const texts = (calls: { body: any }[]) => calls.map((call) => call.body.text);
+
+describe('Telegram', () => {
+  it('turns an update with the right secret into one answer; a redelivery adds nothing', async () => {
+    const chat = nextId();
+    const update = tgText(chat, 'hello');
+    expect((await postTelegram(update)).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    expect(texts(telegram.received(chat))).toEqual(['echo: hello']);
+    expect(telegram.received(chat)[0]?.token).toBe('123456:test-token');
+
+    expect((await postTelegram(update)).status).toBe(200);
+    expect(await channelMessages('telegram', String(update.update_id))).toBe(1);
+    expect(await turnsOf('telegram', String(chat))).toHaveLength(1);
+    // A later message's answer is the barrier: anything the redelivery caused would be queued before it.
+    expect((await postTelegram(tgText(chat, 'again'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the second answer');
+    expect(texts(telegram.received(chat))).toEqual(['echo: hello', 'echo: again']);
+    expect(telegram.sendAttempts(chat)).toHaveLength(2);
+  });
+
+  it('answers 401 to a wrong or missing secret and creates nothing', async () => {
+    const chat = nextId();
+    for (const secret of ['wrong-secret', null, '']) {
+      const update = tgText(chat, 'sneaky');
+      const res = await postTelegram(update, secret);
+      expect(res.status).toBe(401);
+      expect(await res.text()).not.toContain(TG_SECRET);
+      expect(await channelMessages('telegram', String(update.update_id))).toBe(0);
+    }
+    expect(await identityUserId('telegram', String(chat))).toBeUndefined();
+  });
+
+  it('honours retry_after on 429: the answer arrives once, after the delay', async () => {
+    const chat = nextId();
+    telegram.failSend(chat, 429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
+    expect((await postTelegram(tgText(chat, 'slow down'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer after the 429');
+    const [refused, sent] = telegram.sendAttempts(chat);
+    expect(refused?.status).toBe(429);
+    expect(sent?.body.text).toBe('echo: slow down');
+    expect((sent?.at ?? 0) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    expect((await postTelegram(tgText(chat, 'after'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
+    expect(texts(telegram.received(chat))).toEqual(['echo: slow down', 'echo: after']);
+  });
+
+  it('sends a 10,000-character answer as several parts under 4,096, in order', async () => {
+    const chat = nextId();
+    expect((await postTelegram(tgText(chat, 'long answer'))).status).toBe(200);
+    const expected = splitText(LONG, 4_000).length;
+    expect(expected).toBeGreaterThan(2);
+    await waitFor(() => telegram.received(chat).length === expected, 'every part');
+    const parts = texts(telegram.received(chat)) as string[];
+    for (const part of parts) expect(part.length).toBeLessThan(4_096);
+    expect(parts.join(' ')).toBe(LONG);
+  });
+
+  it('asks for approval with buttons in manual mode; pressing approve completes the turn and delivers the result', async () => {
+    const chat = nextId();
+    expect((await postTelegram(tgText(chat, 'make folder Projects'))).status).toBe(200);
+    const question = await waitFor(() => telegram.received(chat)[0], 'the approval request');
+    const buttons = question.body.reply_markup.inline_keyboard[0] as { text: string; callback_data: string }[];
+    expect(buttons).toHaveLength(2);
+    for (const button of buttons) expect(Buffer.byteLength(button.callback_data)).toBeLessThanOrEqual(64);
+    const userId = await identityUserId('telegram', String(chat));
+    expect(await count('SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1', [userId])).toBe(0);
+
+    const press = fixture(telegramCallbackQuery);
+    press.update_id = nextId();
+    Object.assign(press.callback_query, {
+      id: `cb-${press.update_id}`,
+      from: { ...press.callback_query.from, id: chat },
+      message: { ...press.callback_query.message, chat: { ...press.callback_query.message.chat, id: chat } },
+      data: buttons[0]?.callback_data,
+    });
+    expect((await postTelegram(press)).status).toBe(200);
+    const answered = telegram.calls.find((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${press.update_id}`);
+    expect(answered?.body.text).toBe('Approved');
+
+    await waitFor(() => telegram.received(chat).length === 2, 'the result');
+    expect(telegram.received(chat)[1]?.body.text).toBe('Created Projects.');
+    expect(await count(`SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1 AND name = 'Projects'`, [userId])).toBe(1);
+    expect((await turnsOf('telegram', String(chat)))[0]?.status).toBe('completed');
+  });
+
+  it('replies "not supported" to a photo and creates no turn', async () => {
+    const chat = nextId();
+    const photo = fixture(telegramPhoto);
+    photo.update_id = nextId();
+    Object.assign(photo.message, { from: { ...photo.message.from, id: chat }, chat: { ...photo.message.chat, id: chat } });
+    expect((await postTelegram(photo)).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the reply');
+    expect(telegram.received(chat)[0]?.body.text).toContain(UNSUPPORTED);
+    expect(await count('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [await identityUserId('telegram', String(chat))])).toBe(0);
+  });
+
+  it('answers in a group only when mentioned', async () => {
+    const group = -nextId();
+    const member = nextId();
+    const message = (text: string, mention: boolean) => {
+      const update = fixture(telegramGroupMention);
+      update.update_id = nextId();
+      const handle = `@${telegram.bot.username}`;
+      Object.assign(update.message, {
+        from: { ...update.message.from, id: member },
+        chat: { ...update.message.chat, id: group },
+        text: mention ? `${handle} ${text}` : text,
+        entities: mention ? [{ offset: 0, length: handle.length, type: 'mention' }] : [],
+      });
+      return update;
+    };
+    const quiet = message('just chatting', false);
+    expect((await postTelegram(quiet)).status).toBe(200);
+    expect((await postTelegram(message('hello group', true))).status).toBe(200);
+    await waitFor(() => telegram.received(group).length === 1, 'the group answer');
+    expect(texts(telegram.received(group))).toEqual(['echo: hello group']);
+    expect((await turnsOf('telegram', String(member)))[0]?.session_key).toBe(`agent:main:telegram:group:${group}`);
+    expect(await channelMessages('telegram', String(quiet.update_id))).toBe(0);
+    // TELEGRAM_BOT_USERNAME is unset here: the gateway asked getMe once and kept the answer.
+    expect(telegram.calls.filter((call) => call.method === 'getMe')).toHaveLength(1);
+  });
+});
+
+describe('WhatsApp', () => {
+  it('answers the verification challenge only with the right token', async () => {
+    const query = (token: string) => `hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=1158201444`;
+    const ok = await fetch(`${system.url}/webhooks/whatsapp?${query(WA_VERIFY)}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe('1158201444');
+    expect((await fetch(`${system.url}/webhooks/whatsapp?${query('wrong')}`)).status).toBe(403);
+  });
+
+  it('answers a signed message once; a redelivered message id adds nothing', async () => {
+    const waId = `55119${nextId()}`;
+    const raw = waText(waId, 'olá');
+    expect((await postWhatsApp(raw)).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    const [reply] = graph.received(waId);
+    expect(reply?.path).toBe(`/${PHONE_ID}/messages`);
+    expect(reply?.authorization).toBe(`Bearer ${WA_TOKEN}`);
+    expect(reply?.body).toMatchObject({ messaging_product: 'whatsapp', to: waId, type: 'text', text: { body: 'echo: olá' } });
+
+    expect((await postWhatsApp(raw)).status).toBe(200);
+    expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
+    expect((await postWhatsApp(waText(waId, 'de novo'))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 2, 'the barrier reply');
+    expect(graph.received(waId).map((r) => r.body.text.body)).toEqual(['echo: olá', 'echo: de novo']);
+  });
+
+  it('answers 401 to unsigned, wrongly signed and altered bodies, and creates nothing', async () => {
+    const waId = `55119${nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    const raw = waText(waId, 'transfer everything', id);
+    const altered = raw.replace('transfer everything', 'transfer everything now');
+    for (const [body, signature] of [
+      [raw, null],
+      [raw, sign(raw, 'not-the-app-secret')],
+      [raw, 'sha256=deadbeef'],
+      [altered, sign(raw)],
+    ] as const) {
+      const res = await postWhatsApp(body, signature);
+      expect(res.status).toBe(401);
+      expect(await res.text()).not.toContain(sign(body).slice(7));
+    }
+    expect(await channelMessages('whatsapp', id)).toBe(0);
+    expect(await identityUserId('whatsapp', waId)).toBeUndefined();
+  });
+
+  it('accepts and ignores status callbacks', async () => {
+    const before = graph.requests.length;
+    const raw = JSON.stringify(fixture(whatsappStatus));
+    expect((await postWhatsApp(raw)).status).toBe(200);
+    const statusId = whatsappStatus.entry[0]?.changes[0]?.value.statuses[0]?.id as string;
+    expect(await channelMessages('whatsapp', statusId)).toBe(0);
+    expect(graph.requests.length).toBe(before);
+  });
+
+  it('asks for approval with reply buttons; a plain "sim" approves', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'make folder Casa'))).status).toBe(200);
+    const question = await waitFor(() => graph.received(waId)[0], 'the approval request');
+    expect(question.body.type).toBe('interactive');
+    const buttons = question.body.interactive.action.buttons as { reply: { id: string; title: string } }[];
+    expect(buttons).toHaveLength(2);
+    for (const button of buttons) expect([...button.reply.title].length).toBeLessThanOrEqual(20);
+
+    expect((await postWhatsApp(waText(waId, 'Sim'))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 2, 'the result');
+    expect(graph.received(waId)[1]?.body.text.body).toBe('Created Casa.');
+    expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
+  });
+
+  it('replies "not supported" to an image and creates no turn', async () => {
+    const waId = `55119${nextId()}`;
+    const payload = JSON.parse(waText(waId, 'x'));
+    Object.assign(payload.entry[0].changes[0].value.messages[0], { type: 'image', text: undefined, image: { id: '1548871829348871', mime_type: 'image/jpeg' } });
+    expect((await postWhatsApp(JSON.stringify(payload))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    expect(graph.received(waId)[0]?.body.text.body).toContain(UNSUPPORTED);
+    expect(await turnsOf('whatsapp', waId)).toHaveLength(0);
+  });
+});
+
+describe('identities', () => {
+  it('links Telegram and WhatsApp to one user with /link; both reach the same main session', async () => {
+    const user = await api.createUser(system.adminToken, 'Linked');
+    const [first, second] = [await user.post('/v1/link-codes'), await user.post('/v1/link-codes')];
+    expect(first.status).toBe(201);
+    expect(first.body.code).toMatch(/^[A-Z2-9]{8}$/);
+    expect(Date.parse(first.body.expires_at)).toBeGreaterThan(Date.now());
+    const chat = nextId();
+    const waId = `55119${nextId()}`;
+
+    expect((await postTelegram(tgText(chat, `/link ${first.body.code}`))).status).toBe(200);
+    expect((await postWhatsApp(waText(waId, `/link ${second.body.code.toLowerCase()}`))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'the confirmations');
+    expect(telegram.received(chat)[0]?.body.text).toContain('Linked');
+    expect(await identityUserId('telegram', String(chat))).toBe(user.userId);
+    expect(await identityUserId('whatsapp', waId)).toBe(user.userId);
+
+    expect((await postTelegram(tgText(chat, 'from telegram'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+    expect((await postWhatsApp(waText(waId, 'from whatsapp'))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 2, 'the WhatsApp answer');
+    const turns = [...(await turnsOf('telegram', String(chat))), ...(await turnsOf('whatsapp', waId))];
+    expect(new Set(turns.map((turn) => turn.id)).size).toBe(2);
+    expect(turns.every((turn) => turn.user_id === user.userId && turn.session_key === 'agent:main:main')).toBe(true);
+    expect(new Set(turns.map((turn) => turn.session_id)).size).toBe(1);
+    const history = await user.get('/v1/sessions/agent:main:main/messages');
+    expect(history.body.map((message: { content: string }) => message.content)).toEqual([
+      'from telegram',
+      'echo: from telegram',
+      'from whatsapp',
+      'echo: from whatsapp',
+    ]);
+
+    // A code works once; /new starts a fresh main session.
+    const stranger = nextId();
+    expect((await postTelegram(tgText(stranger, `/link ${first.body.code}`))).status).toBe(200);
+    await waitFor(() => telegram.received(stranger).length === 1, 'the refusal');
+    expect(telegram.received(stranger)[0]?.body.text).toContain('not valid');
+    expect((await postTelegram(tgText(chat, '/new'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 3, 'the /new confirmation');
+    expect((await user.get('/v1/sessions/agent:main:main/messages')).status).toBe(404);
+  });
+
+  it('gives each channel peer its own direct session with dm_scope per-channel', async () => {
+    const user = await api.createUser(system.adminToken, 'Per channel');
+    expect((await user.patch('/v1/preferences', { settings: { dm_scope: 'per-channel' } })).status).toBe(200);
+    const chat = nextId();
+    const { body: link } = await user.post('/v1/link-codes');
+    expect((await postTelegram(tgText(chat, `/link ${link.code}`))).status).toBe(200);
+    expect((await postTelegram(tgText(chat, 'just me'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the answer');
+    expect((await turnsOf('telegram', String(chat))).map((turn) => turn.session_key)).toEqual([`agent:main:telegram:direct:${chat}`]);
+  });
+
+  it('delivers a notify job to the identity used last, once even when the job is queued again', async () => {
+    const user = await api.createUser(system.adminToken, 'Notified');
+    const chat = nextId();
+    const waId = `55119${nextId()}`;
+    expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
+    expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const queue = new Queue('deliveries', { connection, prefix: system.prefix });
+    const events = new QueueEvents('deliveries', { connection, prefix: system.prefix });
+    try {
+      await events.waitUntilReady();
+      const notify = async (jobId: string, text: string) => {
+        const job = await queue.add('notify', { userId: user.userId, text }, { jobId });
+        await job.waitUntilFinished(events, 20_000);
+        return job;
+      };
+      const first = await notify(`notify.${randomUUID()}`, 'Drink water');
+      expect(graph.received(waId).map((r) => r.body.text.body)).toEqual([expect.stringContaining('Linked'), 'Drink water']);
+
+      // Gone from Redis and queued again under the same id: the recorded part is not sent twice.
+      await first.remove();
+      await notify(first.id as string, 'Drink water');
+      expect(graph.received(waId)).toHaveLength(2);
+
+      expect((await postTelegram(tgText(chat, 'I am on Telegram now'))).status).toBe(200);
+      await waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+      await notify(`notify.${randomUUID()}`, 'Stretch');
+      expect(telegram.received(chat).at(-1)?.body.text).toBe('Stretch');
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface TelegramCall {
+  method: string;
+  token: string;
+  body: any;
+  /** The HTTP status the fake answered. */
+  status: number;
+  at: number;
+}
+
+interface Canned {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A local Bot API server (`POST /bot<token>/<method>`): it records every call and answers like
+ * Telegram, or with a canned failure queued for a chat.
+ */
+export class FakeTelegram {
+  readonly calls: TelegramCall[] = [];
+  readonly bot = { id: 7000000001, is_bot: true, first_name: 'Nexo', username: 'nexo_test_bot' };
+  private readonly failures = new Map<string, Canned[]>();
+  private server?: http.Server;
+  private port = 0;
+  private messageId = 1;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+      req.on('end', () => this.answer(req.url ?? '', raw, res));
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The next `times` sendMessage calls to chatId get this answer instead of success. */
+  failSend(chatId: string | number, status: number, body: unknown, times = 1): void {
+    this.failures.set(String(chatId), Array.from({ length: times }, () => ({ status, body })));
+  }
+
+  /** sendMessage calls to a chat, answered or not. */
+  sendAttempts(chatId: string | number): TelegramCall[] {
+    return this.calls.filter((call) => call.method === 'sendMessage' && String(call.body.chat_id) === String(chatId));
+  }
+
+  /** Messages a chat actually received, in order. */
+  received(chatId: string | number): TelegramCall[] {
+    return this.sendAttempts(chatId).filter((call) => call.status === 200);
+  }
+
+  private answer(url: string, raw: string, res: http.ServerResponse): void {
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(url);
+    const body = raw ? JSON.parse(raw) : {};
+    const reply = (status: number, payload: unknown) => {
+      this.calls.push({ method: match?.[2] ?? url, token: match?.[1] ?? '', body, status, at: Date.now() });
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+    };
+    if (!match) return reply(404, { ok: false, error_code: 404, description: 'Not Found' });
+    const method = match[2];
+    if (method === 'getMe') return reply(200, { ok: true, result: this.bot });
+    if (method === 'answerCallbackQuery') return reply(200, { ok: true, result: true });
+    if (method === 'sendMessage') {
+      const canned = this.failures.get(String(body.chat_id))?.shift();
+      if (canned) return reply(canned.status, canned.body);
+      const message = { message_id: this.messageId++, from: this.bot, chat: { id: body.chat_id }, date: Math.floor(Date.now() / 1000), text: body.text };
+      return reply(200, { ok: true, result: message });
+    }
+    return reply(400, { ok: false, error_code: 400, description: `Bad Request: unknown method ${method}` });
+  }
+}

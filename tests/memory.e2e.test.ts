@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { DEFAULT_PROFILE, nameKey } from '@assistant/shared';
+import { Api, UUID } from './helpers/api';
+import { testDb } from './helpers/db';
+import { afterTools, FakeModel, userText, type ChatRequestBody, type FakeReply } from './helpers/fake-model';
+import { TestSystem } from './helpers/system';
+
+/**
+ * Issue 6 end to end (CONTRACT §8): what the model is shown, read from the requests the fake
+ * model server received (messages[0] is the system prompt), and what the memory keeps.
+ */
+const IDLE_SECONDS = 2;
+const HISTORY_BUDGET = 1_500;
+const DIGEST_SUMMARY = 'Fake digest: the user is planting tomatoes and basil on Saturday.';
+
+const model = new FakeModel();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+/** Per test: the answer to a turn's user message, then the answer after tool results. */
+let plan: (text: string) => FakeReply = () => ({ content: 'ok' });
+let answer: () => FakeReply = () => ({ content: 'done' });
+
+const isDigest = (body: ChatRequestBody) => String(body.messages[0]?.content).startsWith('You write session digests');
+
+beforeAll(async () => {
+  await model.start();
+  model.script = (body) => {
+    if (isDigest(body)) return { content: DIGEST_SUMMARY };
+    return afterTools(body) ? answer() : plan(userText(body));
+  };
+  db = testDb();
+  await system.start({
+    env: { OPENAI_BASE_URL: model.url, SESSION_IDLE_SECONDS: String(IDLE_SECONDS), HISTORY_TOKEN_BUDGET: String(HISTORY_BUDGET) },
+  });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  await system.stop();
+  await model.stop();
+  await db.end();
+});
+
+/** The system prompt of the (first) model request of the turn started by `text`. */
+function systemPromptFor(text: string): string {
+  const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === text);
+  if (!request) throw new Error(`the model never saw "${text}"`);
+  return String(request.body.messages[0]?.content);
+}
+
+function headings(prompt: string): string[] {
+  return [...prompt.matchAll(/^## (.+)$/gm)].map((match) => match[1] as string);
+}
+
+/** The body of one `## heading` section of a prompt. */
+function section(prompt: string, heading: string): string {
+  const start = prompt.indexOf(`## ${heading}\n`);
+  if (start < 0) return '';
+  const next = prompt.indexOf('\n\n## ', start + 3);
+  return prompt.slice(start + heading.length + 4, next < 0 ? undefined : next);
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function say(user: Api, text: string, sessionKey?: string): Promise<void> {
+  const { events } = await user.converse(text, sessionKey);
+  expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+}
+
+describe('injection rules (ADR-017)', () => {
+  it('shows Personality, User Profile and Long-term Memory in the main session, neither USER nor MEMORY in a group', async () => {
+    const user = await api.createUser(system.adminToken, 'Ana');
+    expect((await user.request('PUT', '/v1/profile/user', { content: 'Ana lives in Lisbon and has two cats.' })).status).toBe(200);
+    expect((await user.request('PUT', '/v1/profile/memory', { content: 'Ana prefers green tea.' })).status).toBe(200);
+
+    await say(user, 'hello from the main session');
+    const main = systemPromptFor('hello from the main session');
+    expect(headings(main)).toEqual(expect.arrayContaining(['Personality', 'User Profile', 'Long-term Memory']));
+    expect(section(main, 'Personality')).toBe(DEFAULT_PROFILE.soul);
+    expect(section(main, 'User Profile')).toBe('Ana lives in Lisbon and has two cats.');
+    expect(section(main, 'Long-term Memory')).toBe('Ana prefers green tea.');
+    expect(section(main, 'Tools')).toContain('- rename_document:');
+
+    await say(user, 'hello from the team group', 'agent:main:api:group:team');
+    const group = systemPromptFor('hello from the team group');
+    expect(headings(group)).toContain('Personality');
+    expect(headings(group)).not.toContain('User Profile');
+    expect(headings(group)).not.toContain('Long-term Memory');
+    expect(group).not.toContain('Lisbon');
+    expect(group).not.toContain('green tea');
+  });
+});
+
+describe('session digest', () => {
+  it('digests an idle session into MEMORY under a dated heading, and the next message shows it', async () => {
+    const user = await api.createUser(system.adminToken, 'Bia');
+    await say(user, 'I am planting tomatoes');
+    await say(user, 'and basil too');
+    await say(user, 'on Saturday morning');
+    const silence = Date.now();
+
+    const memory = await waitFor(async () => {
+      const profile = (await user.get('/v1/profile')).body as { memory: string };
+      return profile.memory.includes(DIGEST_SUMMARY) && profile.memory;
+    }, 10_000);
+    expect(Date.now() - silence).toBeLessThan(10_000);
+    expect(memory).toMatch(
+      new RegExp(`### Session digest \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC \\(agent:main:main\\)\\n${DIGEST_SUMMARY}`),
+    );
+    // Usually one digest covers all three; a slow machine may have digested between two of them.
+    const transcripts = model.requests
+      .filter((r) => isDigest(r.body) && r.body.messages[1]?.content?.startsWith('Transcript of session agent:main:main'))
+      .map((r) => String(r.body.messages[1]?.content))
+      .join('\n');
+    for (const text of ['I am planting tomatoes', 'and basil too', 'on Saturday morning']) expect(transcripts).toContain(`User: ${text}`);
+
+    await say(user, 'what do you remember about my garden?');
+    expect(section(systemPromptFor('what do you remember about my garden?'), 'Long-term Memory')).toContain(DIGEST_SUMMARY);
+  });
+
+  it('digests at once on reset, then starts a fresh session under the same key', async () => {
+    const user = await api.createUser(system.adminToken, 'Caio');
+    const key = 'agent:main:api:direct:reset-test';
+    await say(user, 'my sister Rita visits in June', key);
+    const reset = await user.post(`/v1/sessions/${key}/reset`);
+    expect(reset.status).toBe(202);
+    const memory = await waitFor(async () => {
+      const profile = (await user.get('/v1/profile')).body as { memory: string };
+      return profile.memory.includes(`(${key})`) && profile.memory;
+    }, 10_000);
+    expect(memory).toContain(DIGEST_SUMMARY);
+    expect((await user.get(`/v1/sessions/${key}/messages`)).status).toBe(404);
+    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(404);
+  });
+});
+
+describe('gotchas', () => {
+  it('turns three identical rename_document failures into one gotcha listed under Known pitfalls', async () => {
+    const user = await api.createUser(system.adminToken, 'Duda');
+    expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+    plan = (text) =>
+      text.startsWith('rename my plan')
+        ? { toolCalls: [{ name: 'rename_document', arguments: { document_id: 'Plan', new_title: 'T'.repeat(300) } }] }
+        : { content: 'ok' };
+    answer = () => ({ content: 'That title is too long.' });
+    for (const n of [1, 2, 3]) {
+      const { events } = await user.converse(`rename my plan, attempt ${n}`);
+      const failed = events.find((event) => event.event === 'task_update' && event.data.status === 'failed');
+      expect(String(failed?.data.error)).toMatch(/new_title/);
+    }
+
+    const gotchas = (await user.get('/v1/gotchas')).body as Record<string, unknown>[];
+    expect(gotchas).toHaveLength(1);
+    expect(gotchas[0]).toMatchObject({ tool_name: 'rename_document', source: 'auto_detected', occurrences: 3 });
+    expect(gotchas[0]?.pattern).toMatch(/new_title/);
+    expect(gotchas[0]?.first_seen).toBeTruthy();
+    expect(gotchas[0]?.last_seen).toBeTruthy();
+
+    plan = () => ({ content: 'ok' });
+    await say(user, 'anything new?');
+    const pitfalls = section(systemPromptFor('anything new?'), 'Known pitfalls');
+    expect(pitfalls).toMatch(/^- rename_document failed 3 times this way: .*new_title/);
+  });
+
+  it('adds gotchas by hand, validated, and shows them too', async () => {
+    const user = await api.createUser(system.adminToken, 'Eva');
+    const added = await user.post('/v1/gotchas', { tool_name: 'delete_folder', description: 'Ask before deleting a folder with documents.' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ tool_name: 'delete_folder', source: 'manual', description: 'Ask before deleting a folder with documents.' });
+    expect((await user.post('/v1/gotchas', { description: 'Answer in Portuguese.' })).status).toBe(201);
+    expect((await user.post('/v1/gotchas', { tool_name: 'fly_to_moon', description: 'x' })).status).toBe(400);
+    expect((await user.post('/v1/gotchas', { description: '  ' })).status).toBe(400);
+    expect((await user.get('/v1/gotchas')).body).toHaveLength(2);
+
+    await say(user, 'hi there');
+    const pitfalls = section(systemPromptFor('hi there'), 'Known pitfalls');
+    expect(pitfalls).toContain('- delete_folder: Ask before deleting a folder with documents.');
+    expect(pitfalls).toContain('- Answer in Portuguese.');
+  });
+});
+
+describe('history budget', () => {
+  it('keeps a 200-message session under HISTORY_TOKEN_BUDGET and still summarises its oldest part', async () => {
+    const user = await api.createUser(system.adminToken, 'Fia');
+    const key = 'agent:main:api:direct:long';
+    const session = await db.query<{ id: string }>('INSERT INTO sessions (user_id, session_key) VALUES ($1, $2) RETURNING id', [
+      user.userId,
+      key,
+    ]);
+    const sessionId = session.rows[0]?.id;
+    await db.query(
+      `INSERT INTO messages (session_id, role, content)
+       SELECT $1, CASE WHEN i % 2 = 1 THEN 'user' ELSE 'assistant' END,
+              CASE WHEN i = 1 THEN 'Before anything else: the zebra project starts in May.'
+                   ELSE 'Message ' || i || ': ' || repeat('about the garden and the kitchen plans ', 5) END
+       FROM generate_series(1, 200) AS i ORDER BY i`,
+      [sessionId],
+    );
+    await say(user, 'so, where were we?', key);
+
+    const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === 'so, where were we?');
+    const [systemMessage, ...conversation] = request?.body.messages ?? [];
+    const summary = section(String(systemMessage?.content), 'Earlier in this conversation');
+    expect(summary).toContain('the zebra project starts in May');
+    expect(conversation.length).toBeLessThan(200);
+    const tokens = conversation.reduce((sum, m) => sum + Math.ceil(String(m.content ?? '').length / 4) + 4, 0);
+    expect(tokens + Math.ceil(summary.length / 4)).toBeLessThanOrEqual(HISTORY_BUDGET);
+    expect(conversation.at(-1)).toMatchObject({ role: 'user', content: 'so, where were we?' });
+  });
+});
+
+describe('profile API', () => {
+  it('reads, replaces one section, resets to the defaults, and refuses unknown sections', async () => {
+    const user = await api.createUser(system.adminToken, 'Gil');
+    const initial = await user.get('/v1/profile');
+    expect(initial.status).toBe(200);
+    expect(initial.body).toEqual(DEFAULT_PROFILE);
+    expect(Object.keys(initial.body).sort()).toEqual(['agents', 'identity', 'memory', 'soul', 'tools', 'user']);
+
+    const put = await user.request('PUT', '/v1/profile/soul', { content: 'Gamer vibe: gg, achievement unlocked.' });
+    expect(put.status).toBe(200);
+    expect(put.body.soul).toBe('Gamer vibe: gg, achievement unlocked.');
+    await user.request('PUT', '/v1/profile/memory', { content: 'Finished Zelda.' });
+    expect((await user.get('/v1/profile')).body).toMatchObject({ soul: 'Gamer vibe: gg, achievement unlocked.', memory: 'Finished Zelda.' });
+
+    const unknown = await user.request('PUT', '/v1/profile/diary', { content: 'x' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('validation_failed');
+    expect((await user.request('PUT', '/v1/profile/soul', { content: 'x'.repeat(100_001) })).status).toBe(400);
+    expect((await user.request('PUT', '/v1/profile/soul', { text: 'x' })).status).toBe(400);
+
+    const reset = await user.post('/v1/profile/reset');
+    expect(reset.status).toBe(200);
+    expect(reset.body).toEqual(DEFAULT_PROFILE);
+    expect((await user.get('/v1/profile')).body).toEqual(DEFAULT_PROFILE);
+  });
+});
+
+describe('retrieval', () => {
+  it('puts the matching document, with its ref, under Relevant documents; not when RAG is off, not for another user', async () => {
+    const owner = await api.createUser(system.adminToken, 'Hana');
+    const stranger = await api.createUser(system.adminToken, 'Ivo');
+    const documentId = randomUUID();
+    await db.query('INSERT INTO documents (id, user_id, title, title_key, content) VALUES ($1, $2, $3, $4, $5)', [
+      documentId,
+      owner.userId,
+      'Receita de bolo de cenoura',
+      nameKey('Receita de bolo de cenoura'),
+      'Três cenouras, três ovos, óleo, açúcar e farinha. Forno a 180 graus por 40 minutos.',
+    ]);
+
+    await say(owner, 'Você lembra dos bolos de cenoura?');
+    const documents = section(systemPromptFor('Você lembra dos bolos de cenoura?'), 'Relevant documents');
+    expect(documents).toMatch(/^- "Receita de bolo de cenoura" \[ID: document_1\]: .*cenouras/);
+    const ref = await db.query(
+      `SELECT r.entity_id FROM session_refs r JOIN sessions s ON s.id = r.session_id
+       WHERE s.user_id = $1 AND s.archived_at IS NULL AND r.entity = 'document' AND r.n = 1`,
+      [owner.userId],
+    );
+    expect(ref.rows).toEqual([{ entity_id: documentId }]);
+
+    await say(stranger, 'Quero a receita dos bolos de cenoura');
+    expect(systemPromptFor('Quero a receita dos bolos de cenoura')).not.toContain('## Relevant documents');
+
+    expect((await owner.patch('/v1/preferences', { use_rag_by_default: false })).status).toBe(200);
+    await say(owner, 'E os bolos de cenoura, de novo?');
+    const off = systemPromptFor('E os bolos de cenoura, de novo?');
+    expect(off).not.toContain('## Relevant documents');
+    expect(off).not.toContain('Receita de bolo de cenoura');
+  });
+});
+
+describe('the model boundary', () => {
+  it('never showed the model a UUID, in any turn or digest of the tests above', () => {
+    expect(model.requests.filter((r) => isDigest(r.body)).length).toBeGreaterThan(0);
+    expect(model.requests.length).toBeGreaterThan(10);
+    for (const request of model.requests) expect(request.raw).not.toMatch(UUID);
+  });
+});
