@@ -6,7 +6,8 @@ COPY packages/shared/package.json packages/shared/
 COPY services/gateway/package.json services/gateway/
 COPY services/agent-worker/package.json services/agent-worker/
 COPY services/tool-worker/package.json services/tool-worker/
-RUN npm ci --no-audit --no-fund
+# The embedded PostgreSQL (an optional dependency) is for machines without one; containers have one.
+RUN npm ci --no-audit --no-fund --omit=optional
 COPY . .
 RUN npm run build && npm prune --omit=dev
 

@@ -69,15 +69,23 @@ describe('when Redis restarts', () => {
     const system = await new TestSystem().start({ env: { OPENAI_BASE_URL: model.url, REDIS_URL: `redis://127.0.0.1:${port}` } });
     try {
       const api = new Api(system.url);
+      // A worker's own health port answers like the gateway's.
+      const healthPort = await freePort();
+      await system.signal('agent-worker', 'SIGTERM');
+      system.spawn('agent-worker', { HEALTH_PORT: String(healthPort) });
+      const worker = new Api(`http://127.0.0.1:${healthPort}`);
+      await until(async () => (await worker.get('/readyz').catch(() => ({ status: 0 }))).status === 200);
       const user = await autonomous(api, system);
       expect((await user.converse('hi there')).events.at(-1)?.data.status).toBe('completed');
 
       redis.kill('SIGKILL');
       await until(async () => (await api.get('/readyz')).status === 503);
       expect((await api.get('/readyz')).body.error).toMatch(/redis/);
+      await until(async () => (await worker.get('/readyz')).status === 503);
 
       await startRedis();
       await until(async () => (await api.get('/readyz')).status === 200);
+      await until(async () => (await worker.get('/readyz')).status === 200);
       const after = await user.converse('folder: After outage');
       expect(after.events.at(-1)?.data.status).toBe('completed');
       expect(alive(system)).toBe(true);

@@ -31,7 +31,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);
   const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
-  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, eventMetrics(metrics, db));
+  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, observeEvents(metrics, db, logger));
   return {
     config,
     logger,
@@ -54,15 +54,26 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   };
 }
 
-/** Turn and tool counters come from the events themselves, counted once when first appended. */
-function eventMetrics(metrics: SharedMetrics, db: Db): EventObserver {
+/**
+ * Turn and tool counters come from the events themselves, counted once when first appended; a
+ * finished turn also gets one log line with its turn id and session key.
+ */
+function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger): EventObserver {
   return (turnId, event) => {
     if (event.type === 'done') {
       metrics.inc('assistant_turns_total', { status: event.status });
-      db.query<{ seconds: number }>('SELECT EXTRACT(EPOCH FROM NOW() - created_at)::float8 AS seconds FROM turns WHERE id = $1', [turnId])
+      db.query<{ seconds: number; session_key: string; iterations: number }>(
+        'SELECT EXTRACT(EPOCH FROM NOW() - created_at)::float8 AS seconds, session_key, iterations FROM turns WHERE id = $1',
+        [turnId],
+      )
         .then((found) => {
-          const seconds = found.rows[0]?.seconds;
-          if (seconds !== undefined) metrics.observe('assistant_turn_duration_seconds', {}, seconds);
+          const turn = found.rows[0];
+          if (!turn) return;
+          metrics.observe('assistant_turn_duration_seconds', {}, turn.seconds);
+          logger.info(
+            { turnId, sessionKey: turn.session_key, status: event.status, iterations: turn.iterations, seconds: turn.seconds },
+            'turn finished',
+          );
         })
         .catch(() => undefined);
     } else if (event.type === 'tool_complete') {
@@ -119,6 +130,8 @@ export function startHealthServer(port: number, checkReady: () => Promise<void>)
     }
     return send(404, { error: 'not found' });
   });
+  // A taken port must not take the worker down with it: the worker still works, only unprobed.
+  server.on('error', (error) => process.stderr.write(`health port ${port}: ${error.message}\n`));
   server.listen(port);
   return server;
 }

@@ -35,6 +35,7 @@ export interface ToolTask {
   entity_id: string;
   user_id: string;
   session_id: string;
+  session_key: string;
   turn_status: string;
   started_at: Date | null;
 }
@@ -82,7 +83,10 @@ export class ToolRunner {
       } else {
         lastProblem = outcome.message;
       }
-      this.runtime.logger.warn({ task: task.ref, tool: task.tool_name, attempt, problem: lastProblem }, 'tool attempt failed');
+      this.runtime.logger.warn(
+        { turnId: task.turn_id, sessionKey: task.session_key, task: task.ref, tool: task.tool_name, attempt, problem: lastProblem },
+        'tool attempt failed',
+      );
       if (attempt < MAX_ATTEMPTS) {
         await events.emit(
           task.turn_id,
@@ -114,7 +118,7 @@ export class ToolRunner {
   async load(taskId: string): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
       `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
-              t.user_id, t.session_id, t.status AS turn_status
+              t.user_id, t.session_id, t.session_key, t.status AS turn_status
        FROM tasks k JOIN turns t ON t.id = k.turn_id WHERE k.id = $1`,
       [taskId],
     );
