@@ -1,10 +1,5 @@
 import { z } from 'zod';
 
-/** "true"/"1"/"yes" and "false"/"0"/"no" only: `Boolean("false")` must never become true. */
-export const envBoolean = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-
 const optionalString = z
   .string()
   .optional()
@@ -12,6 +7,9 @@ const optionalString = z
 
 const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(z.url());
 const optionalUrl = () => optionalString.pipe(z.url().optional());
+/** Connection strings are checked by scheme only: drivers accept forms (socket hosts, no host) a URL parser rejects. */
+const connectionUrl = (fallback: string, scheme: RegExp, example: string) =>
+  optionalString.transform((v) => v ?? fallback).pipe(z.string().regex(scheme, `must start with ${example}`));
 
 const int = (fallback: number, min: number, max: number) =>
   optionalString
@@ -24,12 +22,13 @@ export const configSchema = z
     NODE_ENV: optionalString,
     PORT: int(3000, 0, 65535),
     HEALTH_PORT: int(0, 0, 65535),
-    DATABASE_URL: url('postgres://postgres@127.0.0.1:5432/assistant'),
-    REDIS_URL: url('redis://127.0.0.1:6379'),
+    DATABASE_URL: connectionUrl('postgres://postgres@127.0.0.1:5432/assistant', /^postgres(ql)?:\/\//, 'postgres://'),
+    REDIS_URL: connectionUrl('redis://127.0.0.1:6379', /^rediss?:\/\//, 'redis://'),
     QUEUE_PREFIX: optionalString
       .transform((v) => v ?? 'assistant')
-      .pipe(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "-" and "." only')),
-    ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+      // Braces would make Redis Cluster hash tags out of our keys; spaces break key patterns.
+      .pipe(z.string().regex(/^[^\s{}]{1,100}$/, 'must be 1 to 100 characters without spaces or braces')),
+    ADMIN_TOKEN: optionalString,
     LLM_PROVIDER: optionalString.pipe(z.enum(['openai', 'offline']).optional()),
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalUrl(),
