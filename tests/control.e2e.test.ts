@@ -51,6 +51,9 @@ beforeAll(async () => {
     'sleepy:': (body) =>
       afterTools(body) ? { content: 'Made it.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
     'order:': () => ({ content: 'ok', delayMs: 150 }),
+    'refused:': () => ({ status: 400, content: 'model not found' }),
+    'flaky model:': (_body, index) => (index % 2 === 0 ? { status: 503, content: 'overloaded' } : { content: 'made it' }),
+    'down:': () => ({ status: 500, content: 'upstream broke' }),
   });
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
   api = new Api(system.url);
@@ -202,6 +205,49 @@ describe('autonomous mode', () => {
     expect((await user.get(`/v1/turns/${turnId}`)).body.status).toBe('cancelled');
     expect((await user.post(`/v1/turns/${turnId}/cancel`)).status).toBe(409);
     expect(await folderCount(user.userId, 'Cancelled')).toBe(0);
+  });
+});
+
+describe('model failures', () => {
+  it('fails the turn at once with a clear error when the model refuses the request', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { events } = await user.converse('refused: hello');
+    expect(types(events).slice(-2)).toEqual(['error', 'done']);
+    expect(events.at(-2)?.data).toMatchObject({ code: 'model_error' });
+    expect(events.at(-1)?.data.status).toBe('failed');
+  });
+
+  it('retries a model that fails for a moment, and one that keeps failing ends the turn failed', async () => {
+    const user = await api.createUser(system.adminToken);
+    const before = model.requests.length;
+    const flaky = await user.converse('flaky model: hello');
+    expect(flaky.events.at(-1)?.data.status).toBe('completed');
+    expect(model.requests.length - before).toBeGreaterThanOrEqual(1);
+
+    const down = await user.converse('down: hello');
+    expect(down.events.at(-2)?.data).toMatchObject({ code: 'turn_failed' });
+    expect(down.events.at(-1)?.data.status).toBe('failed');
+    expect((await user.converse('order: still usable')).events.at(-1)?.data.status).toBe('completed');
+  });
+});
+
+describe('approval expiry', () => {
+  it('skips a task nobody approved within APPROVAL_TTL_SECONDS and finishes the turn', async () => {
+    const short = await new TestSystem().start({ env: { OPENAI_BASE_URL: model.url, APPROVAL_TTL_SECONDS: '1' } });
+    try {
+      const user = await new Api(short.url).createUser(short.adminToken);
+      await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
+      const { turn_id: turnId } = await user.send('manual: Too late');
+      const events = await user.events(turnId);
+      expect(events.find((event) => event.event === 'task_update' && event.data.task_id === 'task_1')?.data.status).toBe('skipped');
+      expect(events.at(-1)?.data.status).toBe('completed');
+      const approvalId = events.find((event) => event.event === 'tool_approval_request')?.data.approval_id;
+      expect((await user.post(`/v1/approvals/${approvalId}`, { decision: 'approve' })).status).toBe(409);
+      expect((await user.get('/v1/approvals')).body[0].status).toBe('expired');
+      expect(await folderCount(user.userId, 'Too late')).toBe(0);
+    } finally {
+      await short.stop();
+    }
   });
 });
 
