@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LocalHttpServer } from './local-http-server';
 
 export interface FakeToolCall {
   name: string;
@@ -30,35 +30,14 @@ export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promi
  * A local OpenAI-compatible Chat Completions server: the real `openai` SDK talks to it, so the
  * streaming and tool-call code paths are exercised. Every raw request body is recorded.
  */
-export class FakeModel {
+export class FakeModel extends LocalHttpServer {
   readonly requests: { raw: string; body: ChatRequestBody; startedAt: number; endedAt?: number }[] = [];
   script: Script = () => ({ content: 'ok' });
-  private server?: http.Server;
-  private port = 0;
-
   get url(): string {
-    return `http://127.0.0.1:${this.port}/v1`;
+    return `${this.baseUrl}/v1`;
   }
 
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      req.on('end', () => {
-        void this.answer(raw, res);
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-
-  private async answer(raw: string, res: http.ServerResponse): Promise<void> {
+  protected async handle(_req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
     const body = JSON.parse(raw) as ChatRequestBody;
     const index = this.requests.length;
     const record: (typeof this.requests)[number] = { raw, body, startedAt: Date.now() };

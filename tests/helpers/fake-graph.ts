@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LocalHttpServer } from '../../scripts/lib/local-http-server';
 
 export interface GraphRequest {
   path: string;
@@ -10,39 +10,23 @@ export interface GraphRequest {
 }
 
 /** A local Graph API server for WhatsApp sends (`POST /{phone_number_id}/messages`) that records them. */
-export class FakeGraph {
+export class FakeGraph extends LocalHttpServer {
   readonly requests: GraphRequest[] = [];
-  private server?: http.Server;
-  private port = 0;
   private messageId = 1;
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.baseUrl;
   }
 
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      req.on('end', () => {
-        const body = raw ? JSON.parse(raw) : {};
-        const ok = req.method === 'POST' && /^\/\d+\/messages$/.test(req.url ?? '');
-        const status = ok ? 200 : 404;
-        this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
-        const payload = ok
-          ? { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.fake${this.messageId++}` }] }
-          : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
+    const body = raw ? JSON.parse(raw) : {};
+    const ok = req.method === 'POST' && /^\/\d+\/messages$/.test(req.url ?? '');
+    const status = ok ? 200 : 404;
+    this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
+    const payload = ok
+      ? { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.fake${this.messageId++}` }] }
+      : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
   }
 
   /** Messages sent to a WhatsApp user, in order. */

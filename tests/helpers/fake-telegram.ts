@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LocalHttpServer } from '../../scripts/lib/local-http-server';
 
 export interface TelegramCall {
   method: string;
@@ -19,32 +19,14 @@ interface Canned {
  * A local Bot API server (`POST /bot<token>/<method>`): it records every call and answers like
  * Telegram, or with a canned failure queued for a chat.
  */
-export class FakeTelegram {
+export class FakeTelegram extends LocalHttpServer {
   readonly calls: TelegramCall[] = [];
   readonly bot = { id: 7000000001, is_bot: true, first_name: 'Nexo', username: 'nexo_test_bot' };
   private readonly failures = new Map<string, Canned[]>();
-  private server?: http.Server;
-  private port = 0;
   private messageId = 1;
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      req.on('end', () => this.answer(req.url ?? '', raw, res));
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    return this.baseUrl;
   }
 
   /** The next `times` sendMessage calls to chatId get this answer instead of success. */
@@ -62,7 +44,8 @@ export class FakeTelegram {
     return this.sendAttempts(chatId).filter((call) => call.status === 200);
   }
 
-  private answer(url: string, raw: string, res: http.ServerResponse): void {
+  protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
+    const url = req.url ?? '';
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(url);
     const body = raw ? JSON.parse(raw) : {};
     const reply = (status: number, payload: unknown) => {
