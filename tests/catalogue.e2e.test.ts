@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { reminderFireJobId } from '@assistant/shared';
 import { Api, UUID, type StreamEvent } from './helpers/api';
-import { testDb } from './helpers/db';
+import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText, type ChatRequestBody } from './helpers/fake-model';
 import { TestSystem } from './helpers/system';
 
@@ -15,6 +15,7 @@ import { TestSystem } from './helpers/system';
 const model = new FakeModel();
 const system = new TestSystem();
 let db: pg.Pool;
+let removeFaults: () => Promise<void>;
 let api: Api;
 let redis: Redis;
 let reminders: Queue;
@@ -55,15 +56,13 @@ beforeAll(async () => {
   await model.start();
   db = testDb();
   // A "Sleepy…" habit keeps its transaction open for 2 s after the row is inserted.
-  await db.query(`
-    CREATE OR REPLACE FUNCTION test_catalogue_faults() RETURNS trigger AS $$
-    BEGIN
-      IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql;
-    DROP TRIGGER IF EXISTS test_catalogue_faults ON habits;
-    CREATE TRIGGER test_catalogue_faults AFTER INSERT ON habits FOR EACH ROW EXECUTE FUNCTION test_catalogue_faults();
-  `);
+  removeFaults = await injectFault(
+    db,
+    'test_catalogue_faults',
+    'habits',
+    `IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;`,
+    'AFTER',
+  );
   const tomorrowAt7 = () => {
     const at = new Date();
     at.setUTCDate(at.getUTCDate() + 1);
@@ -127,7 +126,7 @@ afterAll(async () => {
   await model.stop();
   await reminders.close();
   await redis.quit();
-  await db.query('DROP TRIGGER IF EXISTS test_catalogue_faults ON habits');
+  await removeFaults();
   await db.end();
 });
 

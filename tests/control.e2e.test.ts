@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Api, type StreamEvent } from './helpers/api';
-import { testDb } from './helpers/db';
+import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
 import { TestSystem } from './helpers/system';
 
@@ -11,22 +11,20 @@ import { TestSystem } from './helpers/system';
 const model = new FakeModel();
 const system = new TestSystem();
 let db: pg.Pool;
+let removeFaults: () => Promise<void>;
 let api: Api;
 
 beforeAll(async () => {
   await model.start();
   db = testDb();
   // "Broken…" folders always fail; "Sleepy…" folders take 2 s to insert.
-  await db.query(`
-    CREATE OR REPLACE FUNCTION test_control_faults() RETURNS trigger AS $$
-    BEGIN
-      IF NEW.name LIKE 'Broken%' THEN RAISE EXCEPTION 'injected failure'; END IF;
-      IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql;
-    DROP TRIGGER IF EXISTS test_control_faults ON folders;
-    CREATE TRIGGER test_control_faults BEFORE INSERT ON folders FOR EACH ROW EXECUTE FUNCTION test_control_faults();
-  `);
+  removeFaults = await injectFault(
+    db,
+    'test_control_faults',
+    'folders',
+    `IF NEW.name LIKE 'Broken%' THEN RAISE EXCEPTION 'injected failure'; END IF;
+     IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;`,
+  );
   model.script = byUserText({
     'manual:': (body) =>
       afterTools(body)
@@ -63,7 +61,7 @@ afterAll(async () => {
   if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
   await system.stop();
   await model.stop();
-  await db.query('DROP TRIGGER IF EXISTS test_control_faults ON folders');
+  await removeFaults();
   await db.end();
 });
 

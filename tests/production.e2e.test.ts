@@ -2,26 +2,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type pg from 'pg';
 import { Api, type StreamEvent } from './helpers/api';
-import { testDb } from './helpers/db';
+import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
 import { freePort, TestSystem } from './helpers/system';
 
 /** A bad day (CONTRACT §3, issue 7): Redis restarts, SIGTERM mid-tool, floods, more workers, metrics. */
 const model = new FakeModel();
 let db: pg.Pool;
+let removeFaults: () => Promise<void>;
 
 beforeAll(async () => {
   await model.start();
   db = testDb();
-  await db.query(`
-    CREATE OR REPLACE FUNCTION test_production_faults() RETURNS trigger AS $$
-    BEGIN
-      IF NEW.name LIKE 'Drowsy%' THEN PERFORM pg_sleep(1.5); END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql;
-    DROP TRIGGER IF EXISTS test_production_faults ON folders;
-    CREATE TRIGGER test_production_faults BEFORE INSERT ON folders FOR EACH ROW EXECUTE FUNCTION test_production_faults();
-  `);
+  removeFaults = await injectFault(
+    db,
+    'test_production_faults',
+    'folders',
+    `IF NEW.name LIKE 'Drowsy%' THEN PERFORM pg_sleep(1.5); END IF;`,
+  );
   model.script = byUserText({
     'folder:': (body) =>
       afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
@@ -31,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await model.stop();
-  await db.query('DROP TRIGGER IF EXISTS test_production_faults ON folders');
+  await removeFaults();
   await db.end();
 });
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Api, UUID, type StreamEvent } from './helpers/api';
-import { testDb } from './helpers/db';
+import { injectFault, testDb } from './helpers/db';
 import { FakeModel, lastMessage, type FakeReply } from './helpers/fake-model';
 import { TestSystem } from './helpers/system';
 
@@ -11,6 +11,7 @@ import { TestSystem } from './helpers/system';
 const model = new FakeModel();
 const system = new TestSystem();
 let db: pg.Pool;
+let removeFaults: () => Promise<void>;
 let api: Api;
 
 /** Per test: what the model answers when the last message is the user's, then after tool results. */
@@ -28,17 +29,14 @@ beforeAll(async () => {
   db = testDb();
   // Faults injected in the database itself: a folder named "Flaky…" fails every other insert,
   // one named "Slow…" hangs until the statement is cancelled.
-  await db.query(`
-    CREATE SEQUENCE IF NOT EXISTS test_flaky_seq;
-    CREATE OR REPLACE FUNCTION test_faults() RETURNS trigger AS $$
-    BEGIN
-      IF NEW.name LIKE 'Flaky%' AND nextval('test_flaky_seq') % 2 = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
-      IF NEW.name LIKE 'Slow%' THEN PERFORM pg_sleep(30); END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql;
-    DROP TRIGGER IF EXISTS test_faults ON folders;
-    CREATE TRIGGER test_faults BEFORE INSERT ON folders FOR EACH ROW EXECUTE FUNCTION test_faults();
-  `);
+  await db.query('CREATE SEQUENCE IF NOT EXISTS test_flaky_seq');
+  removeFaults = await injectFault(
+    db,
+    'test_faults',
+    'folders',
+    `IF NEW.name LIKE 'Flaky%' AND nextval('test_flaky_seq') % 2 = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+     IF NEW.name LIKE 'Slow%' THEN PERFORM pg_sleep(30); END IF;`,
+  );
   await system.start({ env: { OPENAI_BASE_URL: model.url, TOOL_TIMEOUT_MS: '1000' } });
   api = new Api(system.url);
 });
@@ -46,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await system.stop();
   await model.stop();
-  await db.query('DROP TRIGGER IF EXISTS test_faults ON folders');
+  await removeFaults();
   await db.end();
 });
 

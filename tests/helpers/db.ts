@@ -4,3 +4,28 @@ import pg from 'pg';
 export function testDb(): pg.Pool {
   return new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 3 });
 }
+
+/**
+ * Fault injection in the database itself: a row trigger on `table` running the PL/pgSQL
+ * `body` (which sees NEW). Returns the function that removes it.
+ */
+export async function injectFault(
+  db: pg.Pool,
+  name: string,
+  table: string,
+  body: string,
+  when: 'BEFORE' | 'AFTER' = 'BEFORE',
+): Promise<() => Promise<void>> {
+  await db.query(`
+    CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger AS $$
+    BEGIN
+      ${body}
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql;
+    DROP TRIGGER IF EXISTS ${name} ON ${table};
+    CREATE TRIGGER ${name} ${when} INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();
+  `);
+  return async () => {
+    await db.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
+  };
+}
