@@ -188,3 +188,27 @@ describe('scaled out', () => {
     }
   }, 180_000);
 });
+
+describe('a process dying between a commit and its publish', () => {
+  const system = new TestSystem();
+
+  beforeAll(() => system.start({ env: { OPENAI_BASE_URL: model.url, OUTBOX_SWEEP_MS: '300' } }));
+  afterAll(() => system.stop());
+
+  it('still runs a message whose gateway committed it but never queued its job', async () => {
+    const api = new Api(system.url);
+    const user = await autonomous(api, system);
+    // What the gateway commits for a message, as if it was killed right after the commit.
+    const turn = await db.query<{ id: string }>(
+      `WITH session AS (INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id)
+       INSERT INTO turns (user_id, session_id, session_key, input, outbox)
+       SELECT $1, session.id, 'agent:main:main', 'hi orphan',
+              jsonb_build_array(jsonb_build_object('key', gen_random_uuid(), 'kind', 'job', 'queue', 'agent-turns',
+                'name', 'lane', 'data', jsonb_build_object('sessionId', session.id), 'jobId', 'lane.' || gen_random_uuid()))
+       FROM session RETURNING turns.id`,
+      [user.userId],
+    );
+    const events = await user.events(turn.rows[0]?.id as string, { timeoutMs: 20_000 });
+    expect(events.at(-1)?.data.status).toBe('completed');
+  });
+});

@@ -41,6 +41,8 @@ export const configSchema = z
     WORKER_CONCURRENCY: int(16, 1, 1_000),
     /** How long a worker's lock on a job lasts without renewal: a killed worker's job is picked up after about this long. */
     JOB_LOCK_MS: int(30_000, 1_000, 600_000),
+    /** How often the outbox sweeper looks for events and jobs a dead process left unpublished. */
+    OUTBOX_SWEEP_MS: int(5_000, 100, 600_000),
     HISTORY_TOKEN_BUDGET: int(12_000, 500, 1_000_000),
     SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
     /** SSE comment lines keep proxies from closing idle streams (CONTRACT §4: at least every 15 s). */

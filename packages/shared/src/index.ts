@@ -23,3 +23,4 @@ export * from './gotchas/gotcha-store';
 export * from './runtime';
 export * from './worker-process';
 export * from './metrics';
+export * from './turns/outbox-sweeper';
