@@ -46,17 +46,29 @@ export class OpenAIChatModel implements ChatModel {
         await request.onToken(delta.content);
       }
       for (const part of delta?.tool_calls ?? []) {
-        const call = calls.get(part.index) ?? { id: '', name: '', arguments: '' };
+        const index = toolCallIndex(part, calls);
+        const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
         if (part.id) call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
-        calls.set(part.index, call);
+        calls.set(index, call);
       }
       if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
     }
     const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return { content, toolCalls, ...(usage ? { usage } : {}) };
   }
+}
+
+/**
+ * Which call a streamed fragment belongs to. OpenAI numbers them; some compatible servers leave
+ * the index out, and then a fragment with a new id starts a new call and one without continues the last.
+ */
+function toolCallIndex(part: { index?: number; id?: string }, calls: Map<number, ToolCall>): number {
+  if (typeof part.index === 'number') return part.index;
+  const last = calls.size - 1;
+  const current = calls.get(last);
+  return part.id && (!current || (current.id !== '' && current.id !== part.id)) ? calls.size : Math.max(last, 0);
 }
 
 /** A model error no retry can fix: bad request, bad key, unknown model. */
