@@ -37,19 +37,21 @@ export interface TurnState {
 }
 
 export async function loadTurnState(db: Queryable, turnId: string): Promise<TurnState | undefined> {
-  const turns = await db.query<TurnRow>(
-    `SELECT id, user_id, session_id, session_key, status, input, iterations,
-            COALESCE(max_iterations, 15) AS max_iterations, COALESCE(autonomous, false) AS autonomous,
-            model, version, claim
-     FROM turns WHERE id = $1`,
+  // One round trip: the turn with the tasks of its latest iteration as a JSON array.
+  const found = await db.query<TurnRow & { tasks: TaskRow[] }>(
+    `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status, t.input, t.iterations,
+            COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
+            t.model, t.version, t.claim,
+            COALESCE((SELECT json_agg(json_build_object(
+                'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
+                'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,
+                'status', k.status, 'failure', k.failure, 'asked', k.asked) ORDER BY k.position)
+              FROM tasks k WHERE k.turn_id = t.id AND k.iteration = t.iterations), '[]'::json) AS tasks
+     FROM turns t WHERE t.id = $1`,
     [turnId],
   );
-  const turn = turns.rows[0];
-  if (!turn) return undefined;
-  const tasks = await db.query<TaskRow>(
-    `SELECT id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status, failure, asked
-     FROM tasks WHERE turn_id = $1 AND iteration = $2 ORDER BY position`,
-    [turnId, turn.iterations],
-  );
-  return { turn, tasks: tasks.rows };
+  const row = found.rows[0];
+  if (!row) return undefined;
+  const { tasks, ...turn } = row;
+  return { turn, tasks };
 }

@@ -30,23 +30,28 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
       const state = await loadTurnState(db, turnId);
       if (!state) return;
       const decision = decide(state, job.id as string);
+      // After a dispatch, or once the turn waits for the user, the next decision is always
+      // "wait": publish and stop without reading the turn again. A transition that lost a race
+      // (false) re-reads and decides again.
+      let waitsNow = false;
       switch (decision.kind) {
         case 'wait':
           return;
         case 'dispatch':
-          await transitions.dispatch(state, decision.task);
+          waitsNow = await transitions.dispatch(state, decision.task);
           break;
         case 'await-approval':
-          await transitions.awaitApproval(state);
+          waitsNow = await transitions.awaitApproval(state);
           break;
         case 'ask-user':
-          await transitions.askUser(state, decision.remaining);
+          waitsNow = await transitions.askUser(state, decision.remaining);
           break;
         case 'call-model':
           await runModelStep(modelDeps, state, job.id as string);
           break;
       }
       await outbox.flush(turnId);
+      if (waitsNow) return;
     }
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
   }
