@@ -378,7 +378,8 @@ describe('identities', () => {
     expect(telegram.received(stranger)[0]?.body.text).toContain('not valid');
     expect((await postTelegram(tgText(chat, '/new'))).status).toBe(200);
     await waitFor(() => telegram.received(chat).length === 3, 'the /new confirmation');
-    expect((await user.get('/v1/sessions/agent:main:main/messages')).status).toBe(404);
+    // /new starts a fresh, empty main session.
+    expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
   });
 
   it('gives each channel peer its own direct session with dm_scope per-channel', async () => {

@@ -140,8 +140,11 @@ describe('session digest', () => {
       return profile.memory.includes(`(${key})`) && profile.memory;
     }, 10_000);
     expect(memory).toContain(DIGEST_SUMMARY);
-    expect((await user.get(`/v1/sessions/${key}/messages`)).status).toBe(404);
-    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(404);
+    const fresh = await user.get(`/v1/sessions/${key}/messages`);
+    expect(fresh.status).toBe(200);
+    expect(fresh.body).toEqual([]);
+    expect((await user.get('/v1/sessions')).body.map((session: { session_key: string }) => session.session_key)).toContain(key);
+    expect((await user.post('/v1/sessions/agent:main:api:direct:never-used/reset')).status).toBe(404);
   });
 });
 

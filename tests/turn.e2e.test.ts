@@ -141,6 +141,8 @@ describe('a turn through the model', () => {
 
     const replay = await user.events(turnId);
     expect(replay.map((event) => event.id)).toEqual(all.map((event) => event.id));
+    // EventSource reconnects with the id of `done` after the stream closes: nothing more, and it ends.
+    expect(await user.events(turnId, { lastEventId: all.at(-1)?.id, timeoutMs: 5_000 })).toEqual([]);
   });
 
   it('retries a tool that fails once, and completes it', async () => {
@@ -200,6 +202,7 @@ describe('a turn through the model', () => {
     ['an unknown ref', { name: 'rename_folder', arguments: { folder_id: 'folder_99', new_name: 'X' } }, /folder_99/],
     ['an ambiguous name', { name: 'rename_folder', arguments: { folder_id: 'Twin', new_name: 'X' } }, /matches 2 folders/],
     ['a UUID', { name: 'rename_folder', arguments: { folder_id: '3f2b8c1e-9d4a-4b7e-8f00-1234567890ab', new_name: 'X' } }, /UUID/],
+    ['the placeholder of a hidden UUID', { name: 'rename_folder', arguments: { folder_id: '[hidden id]', new_name: 'X' } }, /UUID/],
     ['a 300-character title', { name: 'rename_folder', arguments: { folder_id: 'Twin', new_name: 'x'.repeat(300) } }, /at most 100/],
   ])('answers %s with success: false, changes nothing and carries on', async (_case, call, problem) => {
     const user = await autonomousUser();
@@ -245,6 +248,17 @@ describe('bad requests', () => {
     expect((await user.post('/v1/messages', { text: 'hi', session_key: 'nope' })).status).toBe(400);
     expect((await user.post('/v1/messages', { text: 'x'.repeat(1_100_000) })).status).toBe(413);
     expect((await user.post('/v1/messages', { text: 'x'.repeat(16_001) })).status).toBe(413);
+    // Characters, not UTF-16 units: 9,000 emoji are 9,000 characters.
+    plan = () => ({ content: 'ok' });
+    expect((await user.post('/v1/messages', { text: '😀'.repeat(9_000) })).status).toBe(202);
+  });
+
+  it('reads a JSON body whatever its content type says', async () => {
+    const user = await api.createUser(system.adminToken);
+    plan = () => ({ content: 'ok' });
+    const res = await user.request('POST', '/v1/messages', JSON.stringify({ text: 'no header' }), { 'content-type': 'text/plain' });
+    expect(res.status).toBe(202);
+    await user.events(res.body.turn_id);
   });
 
   it("answers 404 to an unknown turn and to another user's turn", async () => {

@@ -11,7 +11,10 @@ export function containsUuid(text: string): boolean {
 }
 
 /** Last line of defence for the model-facing boundary: no UUID ever leaves in a string. */
-export function stripUuids(text: string, replacement = '[hidden id]'): string {
+/** What stands where a UUID was removed; a model that copies it back is told to use refs. */
+export const HIDDEN_ID = '[hidden id]';
+
+export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
 

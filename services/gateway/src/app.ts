@@ -39,7 +39,9 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   app.use(bullBoardRoutes(runtime));
   // Channel webhooks come before the JSON parser: WhatsApp's signature is over the raw body.
   app.use(channelRoutes(runtime));
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  // Bodies are JSON whatever their content type says: a client that forgets the header (fetch
+  // defaults to text/plain) gets its JSON read, not silently ignored.
+  app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
 
   const authenticate = requireUser(runtime.db);
   app.use(userRoutes(runtime, authenticate));

@@ -21,7 +21,8 @@ export function messageRoutes(runtime: Runtime): Router {
   const limit = rateLimit(runtime.redis, config.QUEUE_PREFIX, 'messages', config.RATE_LIMIT_MESSAGES_PER_MINUTE, 60_000);
   router.post('/v1/messages', limit, async (req, res) => {
     const body = parse(postMessageBody, req.body);
-    if (body.text.length > MAX_MESSAGE_CHARS) {
+    // Characters as people count them (code points), not UTF-16 units: an emoji is one.
+    if ([...body.text].length > MAX_MESSAGE_CHARS) {
       throw new HttpError(413, 'message_too_long', `the message is over ${MAX_MESSAGE_CHARS} characters`);
     }
     const submitted = await submitMessage(runtime, {

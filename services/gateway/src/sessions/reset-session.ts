@@ -2,8 +2,8 @@ import { jobId, jobSchemas, type Queryable, type Queues } from '@assistant/share
 
 /**
  * "Digest now, then archive" (CONTRACT §3 `POST /v1/sessions/:key/reset`, §6 `/new`): queues
- * an immediate digest of the user's active session under `sessionKey`, then archives it, so the
- * next message under the key starts a fresh session. False when the key has no active session.
+ * an immediate digest of the user's active session under `sessionKey`, archives it and opens a
+ * fresh one under the same key. False when the key has no active session.
  *
  * `db` may be the pool or a client inside the caller's transaction. The digest is queued before
  * the archive: if Redis refuses it, nothing is archived and the caller can try again; if the
@@ -26,5 +26,11 @@ export async function resetSession(
   const data = jobSchemas['session-digests'].digest.parse({ sessionId, reason: 'reset' });
   await queues['session-digests'].add('digest', data, { jobId: jobId('digest-reset', sessionId) });
   const archived = await db.query('UPDATE sessions SET archived_at = NOW() WHERE id = $1 AND archived_at IS NULL', [sessionId]);
-  return archived.rowCount !== 0;
+  if (archived.rowCount === 0) return false;
+  // A fresh, empty session under the same key, at once (CONTRACT §3), not only on the next message.
+  await db.query(
+    `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2) ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO NOTHING`,
+    [userId, sessionKey],
+  );
+  return true;
 }

@@ -110,8 +110,11 @@ export class EventHub {
     }
   }
 
-  async hasStream(turnId: string): Promise<boolean> {
-    return (await this.reader.exists(eventKeys(this.prefix, turnId).stream)) === 1;
+  /** True when the turn's `done` is in its stream, or its events have expired: nothing more will come. */
+  async ended(turnId: string): Promise<boolean> {
+    const keys = eventKeys(this.prefix, turnId);
+    const [done, stream] = await Promise.all([this.reader.hexists(keys.meta, 'done'), this.reader.exists(keys.stream)]);
+    return done === 1 || stream === 0;
   }
 
   /** Catch-up read for every watched turn (a safety net against a missed doorbell). */

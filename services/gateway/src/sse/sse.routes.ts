@@ -52,9 +52,10 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
     res.on('close', close);
     unwatch = await hub.watch(turnId, lastId, deliver);
     if (closed) return unwatch();
-    // A finished turn whose events have expired has nothing more to say.
+    // A finished turn has nothing more to say: a client resuming after `done` (EventSource does
+    // after every close), or asking after its events expired, gets an empty stream that ends.
     const turn = await db.query<{ status: string }>('SELECT status FROM turns WHERE id = $1', [turnId]);
-    if (isFinal(turn.rows[0]?.status ?? '') && !(await hub.hasStream(turnId))) close();
+    if (isFinal(turn.rows[0]?.status ?? '') && (await hub.ended(turnId))) close();
     return undefined;
   });
   return router;
