@@ -29,3 +29,9 @@ export async function injectFault(
     await db.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}`);
   };
 }
+
+/** A bare user row for tests that work below the HTTP API. */
+export async function insertTestUser(db: pg.Pool, displayName = 'Test'): Promise<string> {
+  const found = await db.query<{ id: string }>('INSERT INTO users (display_name) VALUES ($1) RETURNING id', [displayName]);
+  return (found.rows[0] as { id: string }).id;
+}

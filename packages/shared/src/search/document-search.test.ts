@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { insertTestUser, testDb } from '../../../../tests/helpers/db';
 import { nameKey } from '../text';
 import { searchDocuments } from './document-search';
 
-let pool: pg.Pool;
-
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
-});
+const pool = testDb();
+const newUser = () => insertTestUser(pool, 'Search');
 
 afterAll(async () => {
   await pool.end();
 });
-
-async function newUser(): Promise<string> {
-  const found = await pool.query<{ id: string }>("INSERT INTO users (display_name) VALUES ('Search') RETURNING id");
-  return (found.rows[0] as { id: string }).id;
-}
 
 async function addDocument(userId: string, title: string, content = ''): Promise<string> {
   const id = randomUUID();

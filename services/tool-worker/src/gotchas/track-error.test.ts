@@ -1,20 +1,12 @@
-import pg from 'pg';
+import { insertTestUser, testDb } from '../../../../tests/helpers/db';
 import { trackToolError } from './track-error';
 
-let pool: pg.Pool;
-
-beforeAll(() => {
-  pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
-});
+const pool = testDb();
+const newUser = () => insertTestUser(pool, 'Gotchas');
 
 afterAll(async () => {
   await pool.end();
 });
-
-async function newUser(): Promise<string> {
-  const found = await pool.query<{ id: string }>("INSERT INTO users (display_name) VALUES ('Gotchas') RETURNING id");
-  return (found.rows[0] as { id: string }).id;
-}
 
 const tooLong = (n: number) => `Invalid arguments for rename_document: new_title: Too big: expected string to have <=255 characters (got ${n}).`;
 
