@@ -110,11 +110,19 @@ export class EventHub {
     }
   }
 
-  /** True when the turn's `done` is in its stream, or its events have expired: nothing more will come. */
-  async ended(turnId: string): Promise<boolean> {
+  /**
+   * Whether a client positioned at `lastId` has seen the turn's `done`: 'yes', 'no', or 'gone'
+   * when the turn has no events (expired, or not yet published).
+   */
+  async seenDone(turnId: string, lastId: string): Promise<'yes' | 'no' | 'gone'> {
     const keys = eventKeys(this.prefix, turnId);
-    const [done, stream] = await Promise.all([this.reader.hexists(keys.meta, 'done'), this.reader.exists(keys.stream)]);
-    return done === 1 || stream === 0;
+    const [done, last] = await Promise.all([
+      this.reader.hexists(keys.meta, 'done'),
+      this.reader.xrevrange(keys.stream, '+', '-', 'COUNT', 1) as Promise<StreamEntry[]>,
+    ]);
+    const lastEntry = last[0]?.[0];
+    if (lastEntry === undefined) return 'gone';
+    return done === 1 && compareIds(lastId, lastEntry) >= 0 ? 'yes' : 'no';
   }
 
   /** Catch-up read for every watched turn (a safety net against a missed doorbell). */

@@ -52,10 +52,18 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
     res.on('close', close);
     unwatch = await hub.watch(turnId, lastId, deliver);
     if (closed) return unwatch();
-    // A finished turn has nothing more to say: a client resuming after `done` (EventSource does
-    // after every close), or asking after its events expired, gets an empty stream that ends.
-    const turn = await db.query<{ status: string }>('SELECT status FROM turns WHERE id = $1', [turnId]);
-    if (isFinal(turn.rows[0]?.status ?? '') && (await hub.ended(turnId))) close();
+    // A finished turn has nothing more to say to a client already past its `done` (EventSource
+    // reconnects with that id after every close), nor once its events have expired: end the
+    // stream. A client before `done` stays: the hub is about to deliver it.
+    const turn = await db.query<{ status: string; settled: boolean }>(
+      `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1`,
+      [turnId],
+    );
+    const row = turn.rows[0];
+    if (row && isFinal(row.status)) {
+      const seen = await hub.seenDone(turnId, lastId);
+      if (seen === 'yes' || (seen === 'gone' && row.settled)) close();
+    }
     return undefined;
   });
   return router;
