@@ -6,14 +6,10 @@ export function nameKey(text: string): string {
 export const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const UUID_PATTERN_GLOBAL = new RegExp(UUID_PATTERN.source, 'gi');
 
-export function containsUuid(text: string): boolean {
-  return UUID_PATTERN.test(text);
-}
-
-/** Last line of defence for the model-facing boundary: no UUID ever leaves in a string. */
 /** What stands where a UUID was removed; a model that copies it back is told to use refs. */
 export const HIDDEN_ID = '[hidden id]';
 
+/** Last line of defence for the model-facing boundary: no UUID ever leaves in a string. */
 export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
