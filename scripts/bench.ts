@@ -1,171 +1,120 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Queue, QueueEvents, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '@assistant/shared';
-import { Api } from './lib/api';
-import { FakeModel, lastMessage } from './lib/fake-model';
-import { TestSystem } from './lib/system';
+import { FakeModel } from './lib/fake-model';
+import { bareRoundTrip } from './lib/bench/bare-round-trip';
+import { runProfile, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
+import { startPrivateRedis } from './lib/bench/private-redis';
 
 /**
- * `npm run bench`: an isolated copy of the system (its own database and Redis prefix) with a
- * zero-latency fake model; N turns (each: one model step planning two tool calls, then the
- * answer) from M concurrent sessions in autonomous mode, every SSE stream read to `done`; and,
- * on the same Redis, the bare BullMQ request/response round trip, for comparison.
+ * `npm run bench` (docs: README "Benchmark"): the whole system on this machine, fresh processes
+ * per profile, default settings, against its own database and (when redis-server is installed)
+ * its own Redis, so CPU is counted for the system alone:
+ * - instant: the model answers at once, 30 users: throughput, latency, CPU per turn, and one
+ *   turn alone against the bare BullMQ round trip;
+ * - real: every model call takes 1 s, 100 users; also at WORKER_CONCURRENCY 1 and 1,000;
+ * - crowd: every model call takes 5 s, 1,000 users: failures and peak RSS.
+ * Scale with BENCH_SCALE (0.1 for a quick look); results go to bench/results/latest.json.
  */
-const TURNS = Number(process.env.BENCH_TURNS ?? 1_000);
-const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
+const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
+const PROFILES: Record<string, ProfileOptions> = {
+  instant: { users: 30, turnsPerUser: scaled(20), modelDelayMs: 0, aloneTurns: scaled(40) },
+  real: { users: scaled(100), turnsPerUser: 3, modelDelayMs: 1_000 },
+  real_concurrency_1: { users: scaled(100), turnsPerUser: 1, modelDelayMs: 1_000, env: { WORKER_CONCURRENCY: '1' } },
+  real_concurrency_1000: { users: scaled(100), turnsPerUser: 1, modelDelayMs: 1_000, env: { WORKER_CONCURRENCY: '1000' } },
+  crowd: { users: scaled(1_000), turnsPerUser: 1, modelDelayMs: 5_000 },
+};
 
-function summary(samples: number[]) {
+function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+  if (sorted.length === 0) return 0;
+  return round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
 }
 
-/** Peak resident set size of a process (VmHWM), in MiB. */
-function peakRssMiB(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 102.4) / 10 : null;
-  } catch {
-    return null;
-  }
-}
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-async function redisBytes(redis: Redis, prefix: string): Promise<{ keys: number; bytes: number }> {
-  let cursor = '0';
-  let keys = 0;
-  let bytes = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    for (const key of found) {
-      keys += 1;
-      bytes += Number((await redis.call('MEMORY', 'USAGE', key)) ?? 0);
-    }
-    cursor = next;
-  } while (cursor !== '0');
-  return { keys, bytes };
-}
-
-/** The floor any queued request/response pays here: add a job, a worker answers, wait for it. */
-async function bareRoundTrip(redisUrl: string, prefix: string, count: number, concurrency: number): Promise<number[]> {
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue('bench-echo', { connection, prefix });
-  const events = new QueueEvents('bench-echo', { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix });
-  const worker = new Worker('bench-echo', async (job) => job.data, { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix, concurrency });
-  // Every waiter listens on the shared QueueEvents and Queue; that many listeners is expected here.
-  events.setMaxListeners(concurrency * 2 + 10);
-  queue.setMaxListeners(concurrency * 2 + 10);
-  await events.waitUntilReady();
-  const samples: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        next += 1;
-        const started = performance.now();
-        const job = await queue.add('echo', { n: next }, { removeOnComplete: { age: 60 } });
-        await job.waitUntilFinished(events, 10_000);
-        samples.push(performance.now() - started);
-      }
-    }),
-  );
-  await worker.close();
-  await events.close();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  connection.disconnect();
-  return samples;
+function report(options: ProfileOptions, result: ProfileResult, bareP50: number) {
+  const done = result.turns - result.failed;
+  const turnsPerSecond = round(done / result.seconds);
+  const cpuTotal = Object.values(result.cpuMs).reduce((a, b) => a + b, 0);
+  const statements = result.dbStatements?.reduce((sum, row) => sum + row.calls, 0);
+  return {
+    users: options.users,
+    turns: result.turns,
+    failed: result.failed,
+    ...(result.failures.length > 0 ? { failure_reasons: result.failures } : {}),
+    seconds: round(result.seconds),
+    turns_per_second: turnsPerSecond,
+    ...(options.modelDelayMs > 0
+      ? {
+          ideal_turns_per_second: round(options.users / ((2 * options.modelDelayMs) / 1000)),
+          of_ideal: round(turnsPerSecond / (options.users / ((2 * options.modelDelayMs) / 1000)), 2),
+        }
+      : {}),
+    turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
+    cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
+    prompt_prefix_share: round(result.promptPrefixShare, 3),
+    cpu_ms_per_turn_by_process: Object.fromEntries(Object.entries(result.cpuMs).map(([k, v]) => [k, round(v / Math.max(1, done))])),
+    peak_rss_mib: result.peakRssMiB,
+    ...(result.aloneMs.length > 0
+      ? { alone_turn_ms_p50: percentile(result.aloneMs, 50), alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50) }
+      : {}),
+    ...(statements !== undefined
+      ? { db_statements_per_turn: round(statements / Math.max(1, done)), db_top_statements: result.dbStatements?.slice(0, 12) }
+      : {}),
+  };
 }
 
 async function main(): Promise<void> {
   const run = Date.now().toString(36);
   const base = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  process.env.DATABASE_URL = `${base}/assistant_bench_${run}`;
+  const redis = await startPrivateRedis();
+  const redisUrl = redis?.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const databaseUrl = `${base}/assistant_bench_${run}`;
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.REDIS_URL = redisUrl;
   process.env.QUEUE_PREFIX = `bench-${run}`;
-  await migrate(process.env.DATABASE_URL);
-
+  const only = process.env.BENCH_PROFILES?.split(',');
   const model = await new FakeModel().start();
-  let folder = 0;
-  model.script = (body) =>
-    lastMessage(body).role === 'user'
-      ? {
-          toolCalls: [
-            { name: 'create_folder', arguments: { name: `Bench ${(folder += 1)}` } },
-            { name: 'search_documents', arguments: { query: 'bench' } },
-          ],
-        }
-      : { content: 'Done: the folder is there and nothing matched the search.', chunkSize: 16 };
-  const system = await new TestSystem().start({
-    env: { OPENAI_BASE_URL: model.url, LOG_LEVEL: 'warn', RATE_LIMIT_MESSAGES_PER_MINUTE: '0', JOB_LOCK_MS: '30000' },
-  });
-  const redis = new Redis(redisUrl);
-  const admin = new pg.Client({ connectionString: base + '/postgres' });
   try {
-    const api = new Api(system.url);
-    const user = await api.createUser(system.adminToken, 'Bench');
-    await user.patch('/v1/preferences', { autonomous_mode: true });
-    process.stdout.write(`bench: ${TURNS} turns from ${SESSIONS} sessions…\n`);
-
-    const latencies: number[] = [];
-    let sent = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: SESSIONS }, async (_, s) => {
-        while (sent < TURNS) {
-          sent += 1;
-          const t0 = performance.now();
-          const { turn_id: turnId } = await user.send(`bench ${sent}`, `agent:main:api:direct:bench${s}`);
-          const events = await user.events(turnId, { timeoutMs: 60_000 });
-          if (events.at(-1)?.data.status !== 'completed') throw new Error(`turn ${turnId} ended ${events.at(-1)?.data.status}`);
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const bare = await bareRoundTrip(redisUrl, system.prefix, Math.min(TURNS, 2_000), SESSIONS);
-
-    const turn = summary(latencies);
-    const roundTrip = summary(bare);
-    const memory = await redisBytes(redis, system.prefix);
+    await migrate(databaseUrl);
+    const bare = await bareRoundTrip(redisUrl, `bench-${run}-bare`, 500);
+    const bareP50 = percentile(bare, 50);
+    process.stdout.write(`bare BullMQ round trip p50 ${bareP50} ms\n`);
+    const profiles: Record<string, ReturnType<typeof report> | { error: string }> = {};
+    for (const [name, options] of Object.entries(PROFILES)) {
+      if (only && !only.includes(name)) continue;
+      process.stdout.write(`${name}: ${options.users} users × ${options.turnsPerUser} turns, model ${options.modelDelayMs} ms…\n`);
+      try {
+        const result = await runProfile(model, options, { databaseUrl, ...(redis?.process.pid ? { redisPid: redis.process.pid } : {}) });
+        profiles[name] = report(options, result, bareP50);
+        const { db_top_statements: _top, ...brief } = profiles[name];
+        process.stdout.write(`${JSON.stringify(brief)}\n`);
+      } catch (error) {
+        // One profile that could not run (a process too slow to start on a busy machine) must not lose the others.
+        profiles[name] = { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'failed' };
+        process.stdout.write(`${name} did not run: ${JSON.stringify(profiles[name])}\n`);
+      }
+    }
     const result = {
       date: new Date().toISOString(),
-      machine: `${process.platform} ${process.arch}, node ${process.version}`,
-      turns: TURNS,
-      sessions: SESSIONS,
-      turns_per_second: Math.round((TURNS / seconds) * 10) / 10,
-      turn_latency_ms: turn,
-      bare_round_trip_ms: roundTrip,
-      latency_ratio_p50: Math.round((turn.p50 / roundTrip.p50) * 10) / 10,
-      peak_rss_mib: Object.fromEntries([...system.processes.entries()].map(([name, child]) => [name, peakRssMiB(child.pid)])),
-      redis_after_run: { keys: memory.keys, bytes: memory.bytes, bytes_per_turn: Math.round(memory.bytes / TURNS) },
+      machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores, node ${process.version}`,
+      redis: redis ? 'private redis-server (CPU counted)' : 'shared Redis (CPU not counted)',
+      bare_round_trip_ms: { p50: bareP50, p95: percentile(bare, 95), p99: percentile(bare, 99) },
+      profiles,
     };
     fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
     fs.writeFileSync(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(
-      [
-        `turns/s            ${result.turns_per_second}`,
-        `turn latency ms    p50 ${turn.p50.toFixed(1)}  p95 ${turn.p95.toFixed(1)}  p99 ${turn.p99.toFixed(1)}`,
-        `bare BullMQ rt ms  p50 ${roundTrip.p50.toFixed(2)}  p95 ${roundTrip.p95.toFixed(2)}  p99 ${roundTrip.p99.toFixed(2)}`,
-        `ratio (p50)        ${result.latency_ratio_p50}`,
-        `peak RSS MiB       ${Object.entries(result.peak_rss_mib).map(([k, v]) => `${k} ${v}`).join('  ')}`,
-        `redis after run    ${memory.keys} keys, ${(memory.bytes / 1024 / 1024).toFixed(1)} MiB (${result.redis_after_run.bytes_per_turn} bytes/turn)`,
-        `written to         ${path.relative(process.cwd(), RESULTS)}`,
-      ].join('\n') + '\n',
-    );
+    process.stdout.write(`written to ${path.relative(process.cwd(), RESULTS)}\n`);
   } finally {
-    await system.stop();
     await model.stop();
-    await redis.quit();
+    redis?.process.kill('SIGTERM');
+    const admin = new pg.Client({ connectionString: `${base}/postgres` });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS "assistant_bench_${run}" WITH (FORCE)`);
     await admin.end();

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ConfigError, migrate, parseConfig, redactUrl } from '@assistant/shared';
-import { ensureLocalServices } from './lib/local-services';
+import { ensureLocalServices, readStartSettings } from './lib/local-services';
 
 /**
  * `npm start`: migrate, then run the gateway, the agent worker and the tool worker as separate
@@ -21,15 +21,16 @@ function say(message: string): void {
 }
 
 /** ADMIN_TOKEN from the environment, or one generated once into .data/admin-token (CONTRACT §2). */
-function adminToken(): string {
+function adminToken(dataDir: string): string {
   if (process.env.ADMIN_TOKEN?.trim()) return process.env.ADMIN_TOKEN.trim();
-  const file = path.join(DATA_DIR, 'admin-token');
+  const file = path.join(dataDir, 'admin-token');
   if (!fs.existsSync(file)) {
-    fs.mkdirSync(DATA_DIR, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true });
     fs.writeFileSync(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   }
   const token = fs.readFileSync(file, 'utf8').trim();
-  say(`ADMIN_TOKEN was not set; using the one in .data/admin-token: ${token}`);
+  const shown = path.relative(ROOT, file).startsWith('..') ? file : path.relative(ROOT, file);
+  say(`ADMIN_TOKEN was not set; using the one in ${shown}: ${token}`);
   return token;
 }
 
@@ -51,6 +52,20 @@ function pipe(stream: NodeJS.ReadableStream, service: string, out: NodeJS.WriteS
   readline.createInterface({ input: stream }).on('line', (line) => out.write(`${prefix} ${formatLine(line)}\n`));
 }
 
+/**
+ * A process of its own that stops everything npm start ran if npm start dies without doing it
+ * (kill -9, a crash): see scripts/reaper.ts.
+ */
+function startReaper(): ChildProcess {
+  const reaper = spawn(process.execPath, [path.join(__dirname, 'reaper.js')], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  reaper.on('error', () => undefined);
+  reaper.unref();
+  reaper.channel?.unref();
+  return reaper;
+}
+
+let cleanUp: (() => Promise<void>) | undefined;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -62,8 +77,31 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const services = await ensureLocalServices(config, DATA_DIR, say);
-  const env = { ...process.env, ...services.env, ADMIN_TOKEN: adminToken() };
+  const settings = readStartSettings();
+  const dataDir = settings.START_DATA_DIR ? path.resolve(settings.START_DATA_DIR) : DATA_DIR;
+  // When the terminal goes away (SIGHUP), writing to it fails: that must not stop the shutdown.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+
+  const reaper = startReaper();
+  const children = new Map<string, ChildProcess>();
+  const deadlineMs = config.SHUTDOWN_TIMEOUT_MS + 5_000;
+  let servers: number[] = [];
+  const report = () => {
+    const services = [...children.values()].map((child) => child.pid).filter((pid): pid is number => pid !== undefined);
+    if (reaper.connected) reaper.send({ services, servers, deadlineMs }, () => undefined);
+  };
+
+  const services = await ensureLocalServices(config, { ...settings, dataDir }, say);
+  let stopServers = async () => {
+    stopServers = async () => undefined;
+    await services.stop();
+    if (reaper.connected) reaper.send({ done: true }, () => undefined);
+  };
+  cleanUp = () => stopServers();
+  servers = services.pids;
+  report();
+  const env = { ...process.env, ...services.env, ADMIN_TOKEN: adminToken(dataDir) };
   const databaseUrl = services.env.DATABASE_URL ?? config.DATABASE_URL;
   say(`migrating ${redactUrl(databaseUrl)}`);
   const applied = await migrate(databaseUrl);
@@ -72,21 +110,28 @@ async function main(): Promise<void> {
     say('no model configured: using the offline planner (not a language model). Set OPENAI_API_KEY or OPENAI_BASE_URL for a real one.');
   }
 
-  const children = new Map<string, ChildProcess>();
   let stopping = false;
+  let finishing = false;
+  const finish = (code: number) => {
+    if (finishing) return;
+    finishing = true;
+    void stopServers().finally(() => process.exit(code));
+  };
   const launch = (service: (typeof SERVICES)[number], restarts = 0): void => {
+    if (stopping) return;
     const child = spawn(process.execPath, [path.join(ROOT, 'services', service, 'dist', 'main.js')], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.set(service, child);
+    report();
     pipe(child.stdout, service, process.stdout);
     pipe(child.stderr, service, process.stderr);
     const startedAt = Date.now();
     child.on('exit', (code, signal) => {
       children.delete(service);
       if (stopping) {
-        if (children.size === 0) void services.stop().finally(() => process.exit(0));
+        if (children.size === 0) finish(0);
         return;
       }
       // A process that ran a while before dying starts again at once; one that keeps dying backs off.
@@ -99,22 +144,28 @@ async function main(): Promise<void> {
   for (const service of SERVICES) launch(service);
   say(`gateway on http://localhost:${config.PORT} — Ctrl-C stops everything`);
 
-  const stop = (signal: NodeJS.Signals) => {
+  // Ctrl-C, kill, docker stop, systemd, a closed terminal: each drains the processes, then stops the servers.
+  const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    say(`${signal}: stopping ${[...children.keys()].join(', ')}`);
+    say(`${reason}: stopping ${[...children.keys()].join(', ')}`);
     for (const child of children.values()) child.kill('SIGTERM');
-    if (children.size === 0) void services.stop().finally(() => process.exit(0));
+    if (children.size === 0) finish(0);
     setTimeout(() => {
       for (const child of children.values()) child.kill('SIGKILL');
-      process.exit(1);
-    }, config.SHUTDOWN_TIMEOUT_MS + 5_000).unref();
+      finish(1);
+    }, deadlineMs).unref();
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  // npm forwards SIGINT and SIGTERM but dies of SIGHUP or kill -9 alone: an orphaned npm start stops too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop('the parent process exited');
+  }, 500).unref();
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   process.stderr.write(`[start] ${redactUrl(error instanceof Error ? error.message : String(error))}\n`);
+  await cleanUp?.().catch(() => undefined);
   process.exit(1);
 });

@@ -6,6 +6,7 @@ import { Api, UUID, type StreamEvent } from './helpers/api';
 import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText, type ChatRequestBody } from './helpers/fake-model';
 import { TestSystem } from './helpers/system';
+import { waitFor } from './helpers/wait-for';
 
 /**
  * The tool catalogue through the real processes (CONTRACT §7): habits, reminders and goals
@@ -147,14 +148,6 @@ async function mainSessionMessages(user: Api): Promise<{ role: string; content: 
   return res.body;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('refs across the turns of one session', () => {
   it('creates a habit, reminds about it by the ref seen in the first turn, renames it: one habit, one reminder', async () => {
     const user = await autonomousUser();
@@ -222,8 +215,8 @@ describe('reminders fire', () => {
         fired = (await mainSessionMessages(user)).find((m) => m.role === 'assistant' && m.content === 'Stretch now');
         return fired !== undefined;
       },
-      setAt + 5_000 - Date.now(),
       'the reminder message',
+      setAt + 5_000 - Date.now(),
     );
     expect(new Date(fired?.created_at as string).getTime()).toBeGreaterThanOrEqual(at - 250);
     const row = await db.query('SELECT last_fired_at IS NOT NULL AS fired FROM reminders WHERE user_id = $1', [user.userId]);
@@ -244,14 +237,14 @@ describe('reminders fire', () => {
 
     await waitFor(
       async () => (await mainSessionMessages(user)).some((m) => m.role === 'assistant' && m.content === 'Kept one'),
-      at + 5_000 - Date.now(),
       'the kept reminder',
+      at + 5_000 - Date.now(),
     );
     // Past its time, and its job gone (removed on delete) or done (a no-op): it had every chance to fire.
     await waitFor(
       async () => Date.now() > at + 1_000 && ['unknown', 'completed'].includes(await reminders.getJobState(jobId)),
-      10_000,
       'the deleted reminder job to settle',
+      10_000,
     );
     const messages = await mainSessionMessages(user);
     expect(messages.filter((m) => m.content === 'Deleted one')).toEqual([]);
@@ -280,8 +273,8 @@ describe('crash safety', () => {
             "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE 'INSERT INTO habits%'",
           )
         ).rowCount === 1,
-      10_000,
       'the insert to be in flight',
+      10_000,
     );
     await system.signal('tool-worker', 'SIGKILL');
     system.spawn('tool-worker');

@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { splitText } from '@assistant/shared';
@@ -8,10 +8,10 @@ import {
   telegramCallbackQuery,
   telegramGroupMention,
   telegramPhoto,
-  telegramPrivateText,
   whatsappStatus,
   whatsappText,
 } from './helpers/channel-fixtures';
+import { ChannelWebhooks, waitFor as waitUntil } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
 import { afterTools, FakeModel, userText } from './helpers/fake-model';
@@ -71,53 +71,14 @@ afterAll(async () => {
 });
 
 // Unique ids per test: nothing one test sends can be mistaken for another's.
-let sequence = 0;
-const nextId = () => 6_000_000 + ++sequence * 10 + Math.floor(Math.random() * 10);
-
-function tgText(from: number, text: string, updateId = nextId()) {
-  const update = fixture(telegramPrivateText);
-  update.update_id = updateId;
-  Object.assign(update.message, { message_id: nextId(), text, from: { ...update.message.from, id: from }, chat: { ...update.message.chat, id: from } });
-  return update;
-}
-
-/** `secret: null` sends no header at all. */
-function postTelegram(update: unknown, secret: string | null = TG_SECRET) {
-  return fetch(`${system.url}/webhooks/telegram`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret }) },
-    body: JSON.stringify(update),
-  });
-}
-
-function waText(from: string, text: string, id = `wamid.${randomUUID()}`): string {
-  const payload = fixture(whatsappText);
-  const value = payload.entry[0]?.changes[0]?.value;
-  Object.assign(value?.contacts[0] ?? {}, { wa_id: from });
-  Object.assign(value?.messages[0] ?? {}, { from, id, text: { body: text } });
-  return JSON.stringify(payload);
-}
-
-const sign = (raw: string, secret = WA_APP_SECRET) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-
-/** `signature: null` sends no header at all. */
-function postWhatsApp(raw: string, signature: string | null = sign(raw)) {
-  return fetch(`${system.url}/webhooks/whatsapp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hub-signature-256': signature }) },
-    body: raw,
-  });
-}
-
-async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${system.logs.join('').slice(-4_000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
+const nextId = () => webhooks.nextId();
+const tgText = (from: number, text: string, updateId?: number) => webhooks.tgText(from, text, updateId);
+const postTelegram = (update: unknown, secret?: string | null) => webhooks.postTelegram(update, secret);
+const waText = (from: string, text: string, id?: string) => webhooks.waText(from, text, id);
+const sign = (raw: string, secret?: string) => webhooks.sign(raw, secret);
+const postWhatsApp = (raw: string, signature?: string | null) => webhooks.postWhatsApp(raw, signature);
+const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs?: number) => waitUntil(check, what, system.logs, timeoutMs);
 
 const count = async (sql: string, params: unknown[]) => (await db.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
 const channelMessages = (channel: string, externalId: string) =>
@@ -382,6 +343,21 @@ describe('identities', () => {
     expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
   });
 
+  it("gives a new WhatsApp user their number's time zone, a new Telegram user DEFAULT_TIMEZONE (CONTRACT §6)", async () => {
+    const zoneOf = async (channel: string, externalId: string) =>
+      (await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [await identityUserId(channel, externalId)]))
+        .rows[0]?.timezone;
+    const brazil = `55119${nextId()}`;
+    const portugal = `3519${nextId()}`;
+    const chat = nextId();
+    for (const waId of [brazil, portugal]) expect((await postWhatsApp(waText(waId, 'oi'))).status).toBe(200);
+    expect((await postTelegram(tgText(chat, 'hi'))).status).toBe(200);
+    await waitFor(() => graph.received(brazil).length === 1 && graph.received(portugal).length === 1 && telegram.received(chat).length === 1, 'the answers');
+    expect(await zoneOf('whatsapp', brazil)).toBe('America/Sao_Paulo');
+    expect(await zoneOf('whatsapp', portugal)).toBe('Europe/Lisbon');
+    expect(await zoneOf('telegram', String(chat))).toBe('UTC');
+  });
+
   it('gives each channel peer its own direct session with dm_scope per-channel', async () => {
     const user = await api.createUser(system.adminToken, 'Per channel');
     expect((await user.patch('/v1/preferences', { settings: { dm_scope: 'per-channel' } })).status).toBe(200);
@@ -428,5 +404,48 @@ describe('identities', () => {
       await events.close();
       await queue.close();
     }
+  });
+});
+
+describe('hostile input on webhooks', () => {
+  const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  it('answers a Telegram message with NUL and control characters, cleaned, never refused', async () => {
+    const chat = nextId();
+    expect((await postTelegram(tgText(chat, 'he\u0000llo\u0007 wor\u001bld\nbye'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    expect(texts(telegram.received(chat))).toEqual(['echo: hello world\nbye']);
+  });
+
+  it('answers 400 with the error body to a Telegram update nested past 64 levels, and creates nothing', async () => {
+    const chat = nextId();
+    const update = tgText(chat, 'deep');
+    // As text: serialising it here would overflow this process's own stack.
+    const res = await postTelegram(JSON.stringify(update).replace(/^\{/, `{"extra":${deep(5_000)},`));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'validation_failed', message: expect.stringContaining('64') } });
+    expect(await channelMessages('telegram', String(update.update_id))).toBe(0);
+  });
+
+  it('answers a WhatsApp message with a NUL, cleaned; refuses absurd nesting with 400', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'o\u0000lá'))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá');
+
+    const raw = waText(waId, 'deep').replace(/^\{/, `{"extra":${deep(5_000)},`);
+    const res = await postWhatsApp(raw);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'validation_failed' } });
+  });
+
+  it('ignores a WhatsApp message sent to another phone number of the app', async () => {
+    const waId = `55119${nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    const raw = waText(waId, 'not for us', id).replace(`"phone_number_id":"${PHONE_ID}"`, '"phone_number_id":"999000999000"');
+    expect(raw).toContain('999000999000');
+    expect((await postWhatsApp(raw)).status).toBe(200);
+    expect(await channelMessages('whatsapp', id)).toBe(0);
+    expect(await identityUserId('whatsapp', waId)).toBeUndefined();
   });
 });

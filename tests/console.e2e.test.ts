@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -70,7 +70,8 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-  page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  // A browser in Sao Paulo, so the settings can offer a zone other than the server's default.
+  page = await browser.newPage({ viewport: { width: 1100, height: 900 }, timezoneId: 'America/Sao_Paulo' });
   page.setDefaultTimeout(30_000);
   page.on('request', (request) => requested.push(request.url()));
   page.on('pageerror', (error) => pageErrors.push(String(error)));
@@ -170,6 +171,24 @@ it('turns autonomous mode on in settings, and the next message runs without aski
   expect(await folders('Autonomous')).toBe(1);
 });
 
+it("offers the browser's time zone in settings and saves it", async () => {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.locator('#preferences-form[data-state="ready"]').waitFor();
+  const zone = page.getByLabel(/Time zone/);
+  await expect(zone.inputValue()).resolves.toBe('UTC');
+  await page.getByRole('button', { name: "Use this browser's zone (America/Sao_Paulo)" }).click();
+  await expect(zone.inputValue()).resolves.toBe('America/Sao_Paulo');
+  await page.getByRole('button', { name: 'Save preferences' }).click();
+  await page.getByText(/^Saved\./).waitFor();
+  expect((await user.get('/v1/preferences')).body.timezone).toBe('America/Sao_Paulo');
+
+  await zone.fill('Mars/Olympus_Mons');
+  await page.getByRole('button', { name: 'Save preferences' }).click();
+  await page.locator('#preferences-status', { hasText: /timezone/ }).waitFor();
+  expect((await user.get('/v1/preferences')).body.timezone).toBe('America/Sao_Paulo');
+  await page.getByRole('button', { name: 'Close' }).click();
+});
+
 it('keeps a turn going across a gateway restart: the stream resumes with Last-Event-ID', async () => {
   const turn = await send('slow: please');
   const turnId = await turnIdOf(turn);
@@ -196,6 +215,74 @@ it('cancels a running turn', async () => {
   await page.locator(`.turn[data-turn-id="${turnId}"][data-status="cancelled"]`).waitFor();
   expect(await turn.locator('.turn-status').textContent()).toBe('Cancelled');
   expect(await turn.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+});
+
+it('shows usage, creates a key to copy once, revokes it, keeps the last key, and exports the data', async () => {
+  await page.getByRole('button', { name: 'Account' }).click();
+  const today = new Date().toISOString().slice(0, 10);
+  const row = page.locator(`.usage-table tr[data-date="${today}"] td`);
+  await row.first().waitFor();
+  const usage = (await user.get('/v1/usage?days=7')).body;
+  const figures = usage.days[0];
+  expect(await row.allTextContents()).toEqual(
+    [today, ...[figures.turns, figures.model_calls, figures.prompt_tokens, figures.cached_prompt_tokens, figures.completion_tokens].map((n: number) => n.toLocaleString('en'))],
+  );
+  expect(figures.model_calls).toBeGreaterThan(0);
+  expect(await page.locator('.usage-table tbody tr').count()).toBe(7);
+  await expect(page.locator('#budget').textContent()).resolves.toContain(`${usage.budget.used_today.toLocaleString('en')} tokens used`);
+
+  await page.getByLabel('New key name').fill('phone');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = page.getByLabel(/Your new key/);
+  await secret.waitFor();
+  const key = await secret.inputValue();
+  expect(key).toMatch(/^ak_/);
+  await page.getByRole('button', { name: 'Copy', exact: true }).click();
+  await page.locator('#keys-status', { hasText: /Copied|Copy the selected key/ }).waitFor();
+  const phone = page.locator('.key-list li', { hasText: 'phone' });
+  await phone.waitFor();
+  await expect(phone.locator('code').textContent()).resolves.toBe(`${key.slice(0, 9)}…`);
+  expect(await page.locator('.key-list').textContent()).not.toContain(key);
+  expect((await user.as(key).get('/v1/me')).status).toBe(200);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'console-account.png') });
+
+  await phone.getByRole('button', { name: 'Revoke phone' }).click();
+  await page.getByText('Revoked phone: it no longer works.').waitFor();
+  expect((await user.as(key).get('/v1/me')).status).toBe(401);
+  expect(await page.locator('.key-list li').count()).toBe(1);
+  await page.locator('.key-list li').getByRole('button').click();
+  await page.locator('#keys-status', { hasText: 'only key' }).waitFor();
+  expect((await user.get('/v1/me')).status).toBe(200);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download my data' }).click()]);
+  const exported = JSON.parse(readFileSync((await download.path()) as string, 'utf8'));
+  expect(exported.user.id).toBe(user.userId);
+  expect(exported.sessions.length).toBeGreaterThan(0);
+  await page.locator('#account-dialog').getByRole('button', { name: 'Close' }).click();
+});
+
+it('deletes an account only after a confirmation, and signs out', async () => {
+  const leaving = await new Api(system.url).createUser(system.adminToken, 'Leaving Tester');
+  const other = await browser.newPage();
+  await other.goto(system.url);
+  await other.getByLabel('API key').fill(leaving.apiKey as string);
+  await other.getByRole('button', { name: 'Sign in' }).click();
+  await other.getByRole('button', { name: 'Account' }).click();
+  await other.getByRole('button', { name: 'Delete my account…' }).click();
+  const confirmation = other.getByRole('button', { name: 'Yes, delete everything' });
+  await confirmation.waitFor();
+  expect((await leaving.get('/v1/me')).status).toBe(200);
+  await other.getByRole('button', { name: 'Cancel' }).click();
+  await confirmation.waitFor({ state: 'hidden' });
+  expect((await leaving.get('/v1/me')).status).toBe(200);
+
+  await other.getByRole('button', { name: 'Delete my account…' }).click();
+  await confirmation.click();
+  await other.getByText('Your account is being deleted').waitFor();
+  await other.getByLabel('API key').waitFor();
+  expect((await leaving.get('/v1/me')).status).toBe(401);
+  expect(await other.evaluate("localStorage.getItem('assistant.apiKey')")).toBeNull();
+  await other.close();
 });
 
 it('fits a phone-sized screen', async () => {

@@ -8,7 +8,8 @@ import { TestSystem } from './helpers/system';
 
 /**
  * Issue 6 end to end (CONTRACT §8): what the model is shown, read from the requests the fake
- * model server received (messages[0] is the system prompt), and what the memory keeps.
+ * model server received (its system messages: the system prompt first, then the history's summary
+ * and the turn's context, CONTRACT §8), and what the memory keeps.
  */
 const IDLE_SECONDS = 2;
 const HISTORY_BUDGET = 1_500;
@@ -44,11 +45,18 @@ afterAll(async () => {
   await db.end();
 });
 
-/** The system prompt of the (first) model request of the turn started by `text`. */
+/** What the system told the model in the (first) request of the turn started by `text`: all its system messages. */
 function systemPromptFor(text: string): string {
   const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === text);
   if (!request) throw new Error(`the model never saw "${text}"`);
-  return String(request.body.messages[0]?.content);
+  return systemText(request.body);
+}
+
+function systemText(body: ChatRequestBody): string {
+  return body.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n\n');
 }
 
 function headings(prompt: string): string[] {
@@ -213,8 +221,8 @@ describe('history budget', () => {
     await say(user, 'so, where were we?', key);
 
     const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === 'so, where were we?');
-    const [systemMessage, ...conversation] = request?.body.messages ?? [];
-    const summary = section(String(systemMessage?.content), 'Earlier in this conversation');
+    const conversation = request?.body.messages.filter((m) => m.role !== 'system') ?? [];
+    const summary = section(request ? systemText(request.body) : '', 'Earlier in this conversation');
     expect(summary).toContain('the zebra project starts in May');
     expect(conversation.length).toBeLessThan(200);
     const tokens = conversation.reduce((sum, m) => sum + Math.ceil(String(m.content ?? '').length / 4) + 4, 0);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { DateTime } from 'luxon';
 import { Api } from './helpers/api';
 import { testDb } from './helpers/db';
 import { TestSystem } from './helpers/system';
@@ -43,4 +44,47 @@ it('answers anything else with help text that says it is not a language model', 
   const { events } = await user.converse('what is the meaning of life?');
   expect(String(events.find((event) => event.event === 'message')?.data.content)).toMatch(/not a language model/);
   expect(events.at(-1)?.data.status).toBe('completed');
+});
+
+it('runs the first 10 commands of a 16,000-character chain and says so; another user\'s turn sent alongside completes', async () => {
+  const api = new Api(system.url);
+  const [flooder, other] = await Promise.all([api.createUser(system.adminToken), api.createUser(system.adminToken)]);
+  expect((await flooder.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+  let chain = 'create folder f1';
+  for (let n = 2; chain.length < 15_950; n++) chain += ` and create folder f${n}`;
+  const commands = chain.split(' and ').length;
+
+  const [flood, quick] = await Promise.all([flooder.converse(chain), other.converse('list habits')]);
+  expect(quick.events.at(-1)?.data.status).toBe('completed');
+  expect(flood.events.at(-1)?.data.status).toBe('completed');
+  expect(flood.events.filter((event) => event.event === 'tool_complete')).toHaveLength(10);
+  expect(String(flood.events.findLast((event) => event.event === 'message')?.data.content)).toContain(
+    `Only the first 10 of your ${commands} commands were planned`,
+  );
+  const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1 ORDER BY created_at, name', [flooder.userId]);
+  expect(folders.rows.map((row) => row.name).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `f${i + 1}`).sort());
+});
+
+it('reads reminder times in the user\'s zone (São Paulo): tomorrow at 9, every Monday at 8, in 20 minutes', async () => {
+  const user = await new Api(system.url).createUser(system.adminToken);
+  expect((await user.patch('/v1/preferences', { autonomous_mode: true, timezone: 'America/Sao_Paulo' })).status).toBe(200);
+  const before = DateTime.now().setZone('America/Sao_Paulo');
+  const { events } = await user.converse(
+    'remind me tomorrow at 9 to call mom; me lembra toda segunda às 8 de regar as plantas; remind me in 20 minutes to stretch',
+  );
+  const after = DateTime.now();
+  expect(events.at(-1)?.data.status).toBe('completed');
+
+  const rows = await db.query<{ text: string; at: Date; repeat: string | null }>('SELECT text, at, repeat FROM reminders WHERE user_id = $1 ORDER BY text', [
+    user.userId,
+  ]);
+  const tomorrowAt9 = before.plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 });
+  const mondayAt8 = before.set({ hour: 8, minute: 0, second: 0, millisecond: 0 }).plus({ days: (8 - before.weekday) % 7 });
+  expect(rows.rows.map((row) => row.text)).toEqual(['call mom', 'regar as plantas', 'stretch']);
+  expect(rows.rows[0]).toEqual({ text: 'call mom', at: tomorrowAt9.toJSDate(), repeat: null });
+  expect(rows.rows[1]).toEqual({ text: 'regar as plantas', at: (mondayAt8 <= before ? mondayAt8.plus({ weeks: 1 }) : mondayAt8).toJSDate(), repeat: 'weekly' });
+  // Read in UTC, "in 20 minutes" would become a São Paulo wall clock three hours off.
+  const stretch = rows.rows[2]?.at.getTime() ?? 0;
+  expect(stretch).toBeGreaterThanOrEqual(before.plus({ minutes: 20 }).startOf('second').toMillis());
+  expect(stretch).toBeLessThanOrEqual(after.plus({ minutes: 20 }).toMillis());
 });

@@ -74,13 +74,23 @@ export class Api {
     const events: StreamEvent[] = [];
     const until = options.until ?? ((event) => event.event === 'done');
     try {
-      const res = await fetch(`${this.baseUrl}/v1/turns/${turnId}/events`, {
-        headers: {
-          authorization: `Bearer ${this.apiKey}`,
-          ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
-        },
-        signal: controller.signal,
-      });
+      const open = () =>
+        fetch(`${this.baseUrl}/v1/turns/${turnId}/events`, {
+          headers: {
+            authorization: `Bearer ${this.apiKey}`,
+            ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
+          },
+          signal: controller.signal,
+        });
+      let res = await open();
+      // A user holds at most 20 open streams (CONTRACT §4): a client waits as Retry-After says,
+      // spread out so that many waiting clients do not all come back at the same instant.
+      while (res.status === 429) {
+        const waitMs = Number(res.headers.get('retry-after') ?? 1) * 1000 * (0.5 + Math.random());
+        await res.text();
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        res = await open();
+      }
       if (res.status !== 200 || !res.body) throw new Error(`events: ${res.status} ${await res.text()}`);
       const decoder = new TextDecoder();
       let buffer = '';

@@ -16,13 +16,38 @@ export interface FakeReply {
   delayMs?: number;
   /** Answers with this HTTP status and an error body instead. */
   status?: number;
+  /** The usage reported when the request asks for it; by default about a token per 4 characters, none cached. */
+  usage?: FakeUsage;
 }
+
+/** As OpenAI reports it in the last chunk of a stream with `stream_options.include_usage`. */
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+}
+
+/** A user message's content may be parts: text, and images when the model is shown a photo. */
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 export interface ChatRequestBody {
   model: string;
+  /** `content` is typed as text; a user message with an image has parts instead (see contentText, userImages). */
   messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
   tools?: { function: { name: string } }[];
+  stream_options?: { include_usage?: boolean };
 }
+
+/** One `POST /audio/transcriptions` the fake answered: the form's model and file. */
+export interface TranscriptionRequest {
+  model: string;
+  fileName: string;
+  /** The uploaded file's bytes, read as text (test audio is ASCII). */
+  audio: string;
+}
+
+/** What the fake transcribes an upload to; a status answers with that HTTP error instead. */
+export type Transcribe = (request: TranscriptionRequest) => { text?: string; status?: number };
 
 export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promise<FakeReply>;
 
@@ -31,13 +56,17 @@ export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promi
  * streaming and tool-call code paths are exercised. Every raw request body is recorded.
  */
 export class FakeModel extends LocalHttpServer {
-  readonly requests: { raw: string; body: ChatRequestBody; startedAt: number; endedAt?: number }[] = [];
+  readonly requests: { raw: string; body: ChatRequestBody; startedAt: number; endedAt?: number; usage?: FakeUsage }[] = [];
+  readonly transcriptions: TranscriptionRequest[] = [];
   script: Script = () => ({ content: 'ok' });
+  /** By default the "audio" is its own transcript. */
+  transcribe: Transcribe = (request) => ({ text: request.audio });
   get url(): string {
     return `${this.baseUrl}/v1`;
   }
 
-  protected async handle(_req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
+    if (req.url?.endsWith('/audio/transcriptions')) return this.handleTranscription(req, raw, res);
     const body = JSON.parse(raw) as ChatRequestBody;
     const index = this.requests.length;
     const record: (typeof this.requests)[number] = { raw, body, startedAt: Date.now() };
@@ -56,16 +85,18 @@ export class FakeModel extends LocalHttpServer {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    const write = (fields: Record<string, unknown>) =>
       res.write(
         `data: ${JSON.stringify({
           id: `chatcmpl-${index}`,
           object: 'chat.completion.chunk',
           created: Math.floor(Date.now() / 1000),
           model: body.model,
-          choices: [{ index: 0, delta, finish_reason: finish }],
+          ...fields,
         })}\n\n`,
       );
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      write({ choices: [{ index: 0, delta, finish_reason: finish }] });
     chunk({ role: 'assistant', content: '' });
     const content = reply.content ?? '';
     const size = reply.chunkSize ?? 4;
@@ -79,9 +110,87 @@ export class FakeModel extends LocalHttpServer {
       chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
     });
     chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
+    if (body.stream_options?.include_usage) {
+      const usage = reply.usage ?? {
+        prompt_tokens: Math.ceil(raw.length / 4),
+        completion_tokens: Math.ceil((content.length + JSON.stringify(reply.toolCalls ?? []).length) / 4),
+      };
+      record.usage = usage;
+      // As OpenAI sends it: a last chunk with no choices.
+      write({
+        choices: [],
+        usage: {
+          prompt_tokens: usage.prompt_tokens,
+          completion_tokens: usage.completion_tokens,
+          total_tokens: usage.prompt_tokens + usage.completion_tokens,
+          prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
+        },
+      });
+    }
     res.end('data: [DONE]\n\n');
     record.endedAt = Date.now();
   }
+
+  /** Multipart form as the `openai` SDK sends it: a `model` field and a `file` part. */
+  private handleTranscription(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
+    const boundary = /boundary=(.+)$/.exec(req.headers['content-type'] ?? '')?.[1] ?? '';
+    const fields = raw.split(`--${boundary}`).map((part) => {
+      const [head = '', ...rest] = part.split('\r\n\r\n');
+      return { head, value: rest.join('\r\n\r\n').replace(/\r\n$/, '') };
+    });
+    const model = fields.find((field) => field.head.includes('name="model"'))?.value ?? '';
+    const file = fields.find((field) => field.head.includes('name="file"'));
+    const request = { model, fileName: /filename="([^"]*)"/.exec(file?.head ?? '')?.[1] ?? '', audio: file?.value ?? '' };
+    this.transcriptions.push(request);
+    const answer = this.transcribe(request);
+    const status = answer.status ?? 200;
+    const body = status === 200 ? { text: answer.text ?? '' } : { error: { message: 'fake transcription error', type: 'fake' } };
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  }
+}
+
+/** The text of a message's content, whether a string or parts. */
+export function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return String(content);
+  return (content as ContentPart[]).map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** The image URLs of a request's last user message. */
+export function userImages(body: ChatRequestBody): string[] {
+  const user = [...body.messages].reverse().find((message) => message.role === 'user');
+  const content: unknown = user?.content;
+  if (!Array.isArray(content)) return [];
+  return (content as ContentPart[]).flatMap((part) => (part.type === 'image_url' ? [part.image_url.url] : []));
+}
+
+/**
+ * The prompt as a provider caches it: tools first (they are rendered before the messages), then
+ * each message. Used to measure how much of a request repeats an earlier one.
+ */
+function promptText(body: ChatRequestBody): string {
+  return JSON.stringify(body.tools ?? []) + body.messages.map((message) => JSON.stringify(message)).join('');
+}
+
+/**
+ * For each request after the first of its conversation (known by its first user message), the
+ * share of its prompt that repeats the conversation's previous request as a prefix: what a
+ * provider's prompt cache could serve.
+ */
+export function prefixShares(requests: { body: ChatRequestBody }[]): number[] {
+  const previous = new Map<string, string>();
+  const shares: number[] = [];
+  for (const { body } of requests) {
+    const key = JSON.stringify(body.messages.find((message) => message.role === 'user')?.content ?? null);
+    const text = promptText(body);
+    const before = previous.get(key);
+    if (before !== undefined) {
+      let same = 0;
+      while (same < text.length && text[same] === before[same]) same++;
+      shares.push(same / text.length);
+    }
+    previous.set(key, text);
+  }
+  return shares;
 }
 
 /** The last message of a request, and whether it is the user's (a new turn) or tool results. */
@@ -93,7 +202,7 @@ export function lastMessage(body: ChatRequestBody) {
 export function userText(body: ChatRequestBody): string {
   for (let i = body.messages.length - 1; i >= 0; i--) {
     const message = body.messages[i];
-    if (message?.role === 'user') return String(message.content);
+    if (message?.role === 'user') return contentText(message.content);
   }
   return '';
 }

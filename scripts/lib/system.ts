@@ -23,6 +23,8 @@ export interface SystemOptions {
   env?: Record<string, string>;
   /** Which processes to start now (default: all three). */
   services?: Service[];
+  /** Node options for every process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -36,6 +38,7 @@ export class TestSystem {
   readonly logs: string[] = [];
   port = 0;
   private env: Record<string, string> = {};
+  private nodeArgs: string[] = [];
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -55,13 +58,14 @@ export class TestSystem {
       SHUTDOWN_TIMEOUT_MS: '5000',
       ...options.env,
     };
+    this.nodeArgs = options.nodeArgs ?? [];
     for (const service of options.services ?? SERVICES) this.spawn(service);
     if ((options.services ?? SERVICES).includes('gateway')) await this.waitReady();
     return this;
   }
 
   spawn(service: Service, extraEnv: Record<string, string> = {}, name: string = service): ChildProcess {
-    const child = spawn(process.execPath, [path.join(ROOT, 'services', service, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, [...this.nodeArgs, path.join(ROOT, 'services', service, 'dist', 'main.js')], {
       env: { ...this.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

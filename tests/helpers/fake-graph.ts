@@ -9,10 +9,27 @@ export interface GraphRequest {
   at: number;
 }
 
-/** A local Graph API server for WhatsApp sends (`POST /{phone_number_id}/messages`) that records them. */
+/**
+ * A local Graph API server for WhatsApp: sends and read receipts (`POST /{phone_number_id}/messages`),
+ * and media (`GET /{media id}`, then its url, both with the bearer token). It records every request.
+ */
 export class FakeGraph extends LocalHttpServer {
   readonly requests: GraphRequest[] = [];
+  private readonly media = new Map<string, { mimeType: string; data: string }>();
   private messageId = 1;
+
+  /** Makes a media object (a voice note, an image) downloadable under its id. */
+  addMedia(mediaId: string, mimeType: string, data: string): void {
+    this.media.set(mediaId, { mimeType, data });
+  }
+
+  /** Read receipts (with or without a typing indicator), in order. */
+  readReceipts(): GraphRequest[] {
+    return this.requests.filter((request) => request.body.status === 'read');
+  }
+
+  /** The access token media downloads must carry. */
+  token = 'wa-access-token';
 
   get url(): string {
     return this.baseUrl;
@@ -20,6 +37,11 @@ export class FakeGraph extends LocalHttpServer {
 
   protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
     const body = raw ? JSON.parse(raw) : {};
+    if (req.method === 'GET') return this.serveMedia(req, res);
+    if (body.status === 'read') {
+      this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status: 200, at: Date.now() });
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true }));
+    }
     const ok = req.method === 'POST' && /^\/\d+\/messages$/.test(req.url ?? '');
     const status = ok ? 200 : 404;
     this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
@@ -27,6 +49,19 @@ export class FakeGraph extends LocalHttpServer {
       ? { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.fake${this.messageId++}` }] }
       : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+  }
+
+  private serveMedia(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = req.url ?? '';
+    const [, download, id = ''] = /^\/(media-download\/)?([^/?]+)$/.exec(path) ?? [];
+    const media = this.media.get(decodeURIComponent(id));
+    const authorized = req.headers.authorization === `Bearer ${this.token}`;
+    const status = !authorized ? 401 : media ? 200 : 404;
+    this.requests.push({ path, authorization: req.headers.authorization, body: {}, status, at: Date.now() });
+    if (status !== 200 || !media) return void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no', code: 100 } }));
+    if (download) return void res.writeHead(200, { 'content-type': media.mimeType }).end(media.data);
+    const info = { messaging_product: 'whatsapp', url: `${this.baseUrl}/media-download/${id}`, mime_type: media.mimeType, file_size: media.data.length, id };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(info));
   }
 
   /** Messages sent to a WhatsApp user, in order. */

@@ -23,7 +23,19 @@ export class FakeTelegram extends LocalHttpServer {
   readonly calls: TelegramCall[] = [];
   readonly bot = { id: 7000000001, is_bot: true, first_name: 'Nexo', username: 'nexo_test_bot' };
   private readonly failures = new Map<string, Canned[]>();
+  /** Files a bot can download (getFile, then /file/bot<token>/<path>), by file_id. */
+  private readonly files = new Map<string, { path: string; data: string }>();
   private messageId = 1;
+
+  /** Makes a file (a voice note, a photo) downloadable under `file_id`. */
+  addFile(fileId: string, path: string, data: string): void {
+    this.files.set(fileId, { path, data });
+  }
+
+  /** Calls of one method to a chat, in order. */
+  callsTo(method: string, chatId: string | number): TelegramCall[] {
+    return this.calls.filter((call) => call.method === method && String(call.body.chat_id) === String(chatId));
+  }
 
   get url(): string {
     return this.baseUrl;
@@ -46,6 +58,13 @@ export class FakeTelegram extends LocalHttpServer {
 
   protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
     const url = req.url ?? '';
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url);
+    if (download) {
+      const file = [...this.files.values()].find((candidate) => candidate.path === download[2]);
+      this.calls.push({ method: 'download', token: download[1] ?? '', body: { path: download[2] }, status: file ? 200 : 404, at: Date.now() });
+      if (!file) return void res.writeHead(404).end();
+      return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file.data);
+    }
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(url);
     const body = raw ? JSON.parse(raw) : {};
     const reply = (status: number, payload: unknown) => {
@@ -55,7 +74,12 @@ export class FakeTelegram extends LocalHttpServer {
     if (!match) return reply(404, { ok: false, error_code: 404, description: 'Not Found' });
     const method = match[2];
     if (method === 'getMe') return reply(200, { ok: true, result: this.bot });
-    if (method === 'answerCallbackQuery') return reply(200, { ok: true, result: true });
+    if (method === 'answerCallbackQuery' || method === 'sendChatAction') return reply(200, { ok: true, result: true });
+    if (method === 'getFile') {
+      const file = this.files.get(String(body.file_id));
+      if (!file) return reply(400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+      return reply(200, { ok: true, result: { file_id: body.file_id, file_unique_id: `u${body.file_id}`, file_size: file.data.length, file_path: file.path } });
+    }
     if (method === 'sendMessage') {
       const canned = this.failures.get(String(body.chat_id))?.shift();
       if (canned) return reply(canned.status, canned.body);

@@ -8,12 +8,21 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 // COUNT(*) and BIGSERIAL come back as strings by default; our counts and sequences fit in a number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** Connections each process opens at most: three kinds of process stay well under PostgreSQL's default 100. */
+export const DB_POOL_SIZE = 20;
+
+/**
+ * How long a query waits for a free pooled connection before failing. Under load, waiting for
+ * a connection is backpressure, not an error: this bound only catches a pool that never frees.
+ */
+export const DB_CONNECT_WAIT_MS = 120_000;
+
 export function createDb(databaseUrl: string, options: { max?: number; application?: string } = {}): Db {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
     application_name: options.application ?? 'assistant',
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: DB_CONNECT_WAIT_MS,
     idleTimeoutMillis: 30_000,
     // Every statement is bounded; tool transactions lower this further with SET LOCAL.
     statement_timeout: 30_000,
@@ -39,6 +48,23 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
   } finally {
     client.release();
   }
+}
+
+/** SQLSTATE classes and codes of a connection that could not be had or was lost, not of a query. */
+const CONNECTION_SQLSTATES = ['53300', '57P01', '57P02', '57P03'];
+const CONNECTION_ERRNOS = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'];
+
+/**
+ * True when the database could not be reached (too many clients, a restart, a dropped socket, a
+ * pool wait that ran out): worth retrying later, never the fault of the work itself.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code.startsWith('08') || CONNECTION_SQLSTATES.includes(code) || CONNECTION_ERRNOS.includes(code))) {
+    return true;
+  }
+  const message = error instanceof Error ? error.message : '';
+  return /timeout exceeded when trying to connect|Connection terminated/i.test(message);
 }
 
 /** Answers within timeoutMs or throws: used by /readyz. */

@@ -13,8 +13,12 @@ describe('parseConfig', () => {
       TOOL_TIMEOUT_MS: 10_000,
       APPROVAL_TTL_SECONDS: 86_400,
       SESSION_IDLE_SECONDS: 3_600,
+      RATE_LIMIT_MESSAGES_PER_MINUTE: 60,
+      MAX_ACTIVE_TURNS_PER_USER: 4,
+      MAX_TOOL_CALLS_PER_STEP: 20,
       TELEGRAM_API_BASE_URL: 'https://api.telegram.org',
       WHATSAPP_API_BASE_URL: 'https://graph.facebook.com/v21.0',
+      DEFAULT_TIMEZONE: 'UTC',
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });
@@ -28,14 +32,38 @@ describe('parseConfig', () => {
     expect(parseConfig(env).LLM_PROVIDER).toBe(provider);
   });
 
-  it('accepts connection strings a URL parser would not, and any short admin token', () => {
+  it('reads VISION as a strict boolean and defaults TRANSCRIPTION_MODEL', () => {
+    expect(parseConfig({})).toMatchObject({ VISION: false, TRANSCRIPTION_MODEL: 'whisper-1' });
+    expect(parseConfig({ VISION: 'TRUE' }).VISION).toBe(true);
+    expect(parseConfig({ VISION: '0' }).VISION).toBe(false);
+    expect(() => parseConfig({ VISION: 'no' })).toThrow(/VISION: must be true or false/);
+  });
+
+  it('accepts connection strings a URL parser would not', () => {
     const config = parseConfig({
       DATABASE_URL: 'postgresql://app@/assistant?host=/var/run/postgresql',
       REDIS_URL: 'rediss://:secret@cache:6380/2',
-      ADMIN_TOKEN: 'admin',
+      ADMIN_TOKEN: 'admin-token-of-16+',
       QUEUE_PREFIX: 'test:run-1',
     });
-    expect(config).toMatchObject({ ADMIN_TOKEN: 'admin', QUEUE_PREFIX: 'test:run-1' });
+    expect(config).toMatchObject({ ADMIN_TOKEN: 'admin-token-of-16+', QUEUE_PREFIX: 'test:run-1' });
+  });
+
+  it('refuses an admin token under 16 characters, naming the variable but never its value', () => {
+    expect(() => parseConfig({ ADMIN_TOKEN: 'short-secret' })).toThrow(/^ {2}ADMIN_TOKEN: must be at least 16 characters$/m);
+    expect(() => parseConfig({ ADMIN_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
+    expect(parseConfig({ ADMIN_TOKEN: 'x'.repeat(16) }).ADMIN_TOKEN).toBe('x'.repeat(16));
+  });
+
+  it('reads MODEL_ALLOWLIST as a list; unset or empty allows any model', () => {
+    expect(parseConfig({ MODEL_ALLOWLIST: ' gpt-4o-mini, gpt-4o ,,' }).MODEL_ALLOWLIST).toEqual(['gpt-4o-mini', 'gpt-4o']);
+    expect(parseConfig({ MODEL_ALLOWLIST: ' , ' }).MODEL_ALLOWLIST).toBeUndefined();
+    expect(parseConfig({}).MODEL_ALLOWLIST).toBeUndefined();
+  });
+
+  it('refuses limits that would stop every turn', () => {
+    expect(() => parseConfig({ MAX_ACTIVE_TURNS_PER_USER: '0' })).toThrow(/MAX_ACTIVE_TURNS_PER_USER/);
+    expect(() => parseConfig({ MAX_TOOL_CALLS_PER_STEP: '0' })).toThrow(/MAX_TOOL_CALLS_PER_STEP/);
   });
 
   it('reports every problem on a line of its own', () => {
@@ -50,5 +78,20 @@ describe('parseConfig', () => {
     expect(problems).toHaveLength(4);
     expect(problems.join('\n')).toMatch(/^PORT: /m);
     expect(problems.join('\n')).toMatch(/^DATABASE_URL: must start with postgres:\/\//m);
+  });
+
+  it('takes DEFAULT_TIMEZONE as an IANA zone and refuses an unknown one by name', () => {
+    expect(parseConfig({ DEFAULT_TIMEZONE: 'America/Sao_Paulo' }).DEFAULT_TIMEZONE).toBe('America/Sao_Paulo');
+    expect(parseConfig({ DEFAULT_TIMEZONE: 'europe/lisbon' }).DEFAULT_TIMEZONE).toBe('Europe/Lisbon');
+    for (const zone of ['Mars/Olympus_Mons', '+03:00']) {
+      expect(() => parseConfig({ DEFAULT_TIMEZONE: zone })).toThrow(`DEFAULT_TIMEZONE: unknown IANA time zone "${zone}"`);
+    }
+  });
+
+  it('reads DAILY_TOKEN_BUDGET: none by default, a whole number of tokens otherwise', () => {
+    expect(parseConfig({}).DAILY_TOKEN_BUDGET).toBe(0);
+    expect(parseConfig({ DAILY_TOKEN_BUDGET: '250000' }).DAILY_TOKEN_BUDGET).toBe(250_000);
+    expect(() => parseConfig({ DAILY_TOKEN_BUDGET: '-1' })).toThrow(ConfigError);
+    expect(() => parseConfig({ DAILY_TOKEN_BUDGET: 'lots' })).toThrow(ConfigError);
   });
 });

@@ -1,9 +1,18 @@
 import { z } from 'zod';
+import { mcpServersSetting } from './mcp/mcp-config';
+import { canonicalTimeZone, isTimeZone } from './time/local-time';
 
 const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** Strict booleans: only "true"/"1" and "false"/"0" (case-insensitive); "no" must not become true. */
+const flag = (fallback: boolean) =>
+  optionalString
+    .transform((v) => v?.toLowerCase() ?? String(fallback))
+    .pipe(z.enum(['true', 'false', '1', '0'], 'must be true or false'))
+    .transform((v) => v === 'true' || v === '1');
 
 const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(z.url());
 const optionalUrl = () => optionalString.pipe(z.url().optional());
@@ -28,11 +37,17 @@ export const configSchema = z
       .transform((v) => v ?? 'assistant')
       // Braces would make Redis Cluster hash tags out of our keys; spaces break key patterns.
       .pipe(z.string().regex(/^[^\s{}]{1,100}$/, 'must be 1 to 100 characters without spaces or braces')),
-    ADMIN_TOKEN: optionalString,
+    // A short admin token can be guessed; `npm start` generates a 32-character one.
+    ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     LLM_PROVIDER: optionalString.pipe(z.enum(['openai', 'offline']).optional()),
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalUrl(),
     OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
+    /** Models a user may choose as `default_model` (comma-separated); unset or empty = any. */
+    MODEL_ALLOWLIST: optionalString.transform((v) => {
+      const models = (v ?? '').split(',').map((model) => model.trim()).filter(Boolean);
+      return models.length > 0 ? models : undefined;
+    }),
     MODEL_TIMEOUT_MS: int(120_000, 1_000, 600_000),
     TOOL_TIMEOUT_MS: int(10_000, 100, 600_000),
     APPROVAL_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
@@ -47,11 +62,22 @@ export const configSchema = z
     SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
     /** SSE comment lines keep proxies from closing idle streams (CONTRACT §4: at least every 15 s). */
     SSE_HEARTBEAT_MS: int(15_000, 100, 15_000),
-    /** Messages a user may send per minute (POST /v1/messages), across all gateways; 0 = no limit. */
+    /** Messages a user may send per minute, over HTTP and channels alike, across all gateways; 0 = no limit. */
     RATE_LIMIT_MESSAGES_PER_MINUTE: int(60, 0, 100_000),
+    /** Model tokens (prompt + completion) a user may spend per UTC day; 0 = no limit. Per-user override: the admin API. */
+    DAILY_TOKEN_BUDGET: int(0, 0, Number.MAX_SAFE_INTEGER),
+    /** Turns of one user running at once across their sessions; more wait, queued (CONTRACT §5). */
+    MAX_ACTIVE_TURNS_PER_USER: int(4, 1, 1_000),
+    /** Tool calls of one model step that run; the others get a "not run" result. */
+    MAX_TOOL_CALLS_PER_STEP: int(20, 1, 1_000),
     LOG_LEVEL: optionalString
       .transform((v) => v ?? 'info')
       .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+    /** The zone of a user who has not set one (CONTRACT §2); a name the zone database lacks stops the process. */
+    DEFAULT_TIMEZONE: optionalString
+      .transform((v) => v ?? 'UTC')
+      .pipe(z.string().refine(isTimeZone, { error: (issue) => `unknown IANA time zone "${String(issue.input)}"` }))
+      .transform(canonicalTimeZone),
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_WEBHOOK_SECRET: optionalString,
     TELEGRAM_API_BASE_URL: url('https://api.telegram.org'),
@@ -61,6 +87,13 @@ export const configSchema = z
     WHATSAPP_VERIFY_TOKEN: optionalString,
     WHATSAPP_PHONE_NUMBER_ID: optionalString,
     WHATSAPP_API_BASE_URL: url('https://graph.facebook.com/v21.0'),
+    MCP_SERVERS: mcpServersSetting,
+    /** Model for voice notes, through {OPENAI_BASE_URL}/audio/transcriptions (CONTRACT §2). */
+    TRANSCRIPTION_MODEL: optionalString.transform((v) => v ?? 'whisper-1'),
+    /** true: channel photos reach the model as image parts; false: they get the "only text" reply. */
+    VISION: flag(false),
+    /** How often a running chat turn's typing indicator is renewed (Telegram shows one for about 5 s). */
+    TYPING_INTERVAL_MS: int(4_000, 100, 5_000),
   })
   .transform((env) => ({
     ...env,

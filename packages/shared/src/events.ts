@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
 
@@ -62,28 +63,39 @@ export function eventKeys(prefix: string, turnId: string) {
 }
 
 /**
- * Appends an event to the turn's stream in one atomic step: drops it if the turn already sent
- * `done` or if its dedupe key was seen (a retried job re-publishing), numbers it with the next
- * seq, trims and expires the keys, and rings the turn's pub/sub channel as a doorbell.
+ * Appends events to the turn's stream in one atomic step (one script call for a whole batch):
+ * each is dropped if the turn already sent `done` or if its dedupe key was seen (a retried job
+ * re-publishing), else numbered with the next seq; then the keys are trimmed and expired, and
+ * the turn's pub/sub channel rung once as a doorbell. Answers each event's entry id, or ''.
  */
 const APPEND_SCRIPT = `
-if redis.call('HEXISTS', KEYS[2], 'done') == 1 then return false end
-if ARGV[1] ~= '' and redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[1], 1) == 0 then return false end
-local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[6], '*', 'seq', seq, 'type', ARGV[2], 'data', ARGV[3])
-local ttl = ARGV[4]
-if ARGV[2] == 'done' then
-  redis.call('HSET', KEYS[2], 'done', 1)
-  ttl = ARGV[5]
+local ids = {}
+local last = false
+local ttl = ARGV[1]
+for i = 5, #ARGV, 3 do
+  local id = ''
+  if redis.call('HEXISTS', KEYS[2], 'done') == 0 and (ARGV[i] == '' or redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[i], 1) == 1) then
+    local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+    id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'seq', seq, 'type', ARGV[i + 1], 'data', ARGV[i + 2])
+    last = id
+    if ARGV[i + 1] == 'done' then
+      redis.call('HSET', KEYS[2], 'done', 1)
+      ttl = ARGV[2]
+    end
+  end
+  ids[#ids + 1] = id
 end
-redis.call('EXPIRE', KEYS[1], ttl)
-redis.call('EXPIRE', KEYS[2], ttl)
-redis.call('PUBLISH', ARGV[7], id)
-return id
+if last then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('PUBLISH', ARGV[4], last)
+end
+return ids
 `;
 
 /** Longest a running turn's events are kept before its end (a turn may wait days for approval). */
 const LIVE_TTL_SECONDS = 14 * 86_400;
+const APPEND_SHA = createHash('sha1').update(APPEND_SCRIPT).digest('hex');
 const MAX_STREAM_LENGTH = 100_000;
 
 /** Told about every event actually appended (not duplicates): metrics hang off this. */
@@ -99,23 +111,35 @@ export class EventWriter {
 
   /** Returns the stream entry id, or null when the event was a duplicate or came after `done`. */
   async emit(turnId: string, event: TurnEventInput, dedupeKey = ''): Promise<string | null> {
-    const { type, ...fields } = event;
+    const [id] = await this.emitMany(turnId, [{ event, dedupeKey }]);
+    return id ?? null;
+  }
+
+  /** Appends events in order in one round trip; each answer as emit()'s. */
+  async emitMany(turnId: string, batch: { event: TurnEventInput; dedupeKey?: string }[]): Promise<(string | null)[]> {
+    if (batch.length === 0) return [];
     const keys = eventKeys(this.prefix, turnId);
-    const id = (await this.redis.eval(
-      APPEND_SCRIPT,
-      2,
-      keys.stream,
-      keys.meta,
-      dedupeKey,
-      type,
-      JSON.stringify(fields),
-      LIVE_TTL_SECONDS,
-      this.retentionSeconds,
-      MAX_STREAM_LENGTH,
-      keys.channel,
-    )) as string | null;
-    if (id !== null) this.observer(turnId, event);
-    return id;
+    const args: (string | number)[] = [LIVE_TTL_SECONDS, this.retentionSeconds, MAX_STREAM_LENGTH, keys.channel];
+    for (const { event, dedupeKey } of batch) {
+      const { type, ...fields } = event;
+      args.push(dedupeKey ?? '', type, JSON.stringify(fields));
+    }
+    const ids = (await this.append([keys.stream, keys.meta], args)) as string[];
+    return batch.map(({ event }, index) => {
+      const id = ids[index] || null;
+      if (id !== null) this.observer(turnId, event);
+      return id;
+    });
+  }
+
+  /** By hash, so Redis does not receive and hash the script's text on every call. */
+  private async append(keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(APPEND_SHA, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String(error).includes('NOSCRIPT')) throw error;
+      return this.redis.eval(APPEND_SCRIPT, keys.length, ...keys, ...args);
+    }
   }
 }
 

@@ -41,12 +41,23 @@ export const jobSchemas = {
     }),
     /** A direct answer to an inbound channel message that started no turn (id: `reply.<channel message id>`). */
     reply: z.object({ to: channelAddressSchema, text: z.string().min(1) }),
+    /**
+     * Download and transcribe a voice note, then start its turn (id: `transcribe.<channel message id>`).
+     * Only the row's id travels: the audio never enters Redis.
+     */
+    transcribe: z.object({ channelMessageId: z.uuid() }),
     /** Text for a user on the channel identity they used last (reminders); the job id is the idempotency key. */
     notify: z.object({ userId: z.uuid(), text: z.string().min(1) }),
   },
   'session-digests': {
     /** Summarise a session into MEMORY: when it is idle (re-armed by each message), or at once on reset. */
     digest: z.object({ sessionId: z.uuid(), reason: z.enum(['idle', 'reset']).optional() }),
+    /**
+     * Erase a user and everything of theirs (DELETE /v1/me, DELETE /v1/admin/users/:id; id
+     * `erase.<user id>`). Here because this queue's jobs are the agent worker's background work
+     * on one user's data that nobody waits on; it is resumable and idempotent.
+     */
+    'erase-user': z.object({ userId: z.uuid() }),
   },
 } as const;
 
@@ -101,4 +112,9 @@ export function sessionIdleDigestJob(sessionId: string, turnId: string, idleSeco
     delayMs: idleSeconds * 1_000,
     debounceId: jobId('digest', sessionId),
   });
+}
+
+/** The one erasure job of a user: asking twice, or re-queuing after a crash, adds it once. */
+export function eraseUserJobId(userId: string): string {
+  return jobId('erase', userId);
 }

@@ -42,10 +42,20 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
 /** Errors are logged with their message and class; stack traces stay out of production logs. */
 function serializeError(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { message: String(err) };
-  const out: Record<string, unknown> = { type: err.name, message: redactUrl(err.message) };
+  const out: Record<string, unknown> = { type: err.name, message: redactSecrets(err.message) };
   if ('code' in err) out.code = (err as { code: unknown }).code;
   if (process.env.LOG_STACKS === 'true') out.stack = err.stack;
   return out;
+}
+
+/**
+ * Hides what looks like a credential in an error's text: a model provider's refusal often quotes
+ * the key it was given ("Incorrect API key provided: sk-…"), a connection error the URL's password.
+ */
+export function redactSecrets(text: string): string {
+  return redactUrl(text)
+    .replace(/\b(sk|pk|rk|key|ghp|xox[a-z])[-_][A-Za-z0-9_\-*.]{6,}/g, '$1-[redacted]')
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9_\-.=:+/]{6,}/gi, '$1 [redacted]');
 }
 
 /** Hides the password part of any URL in a string (connection errors often echo the URL). */

@@ -46,16 +46,19 @@ export class SharedMetrics {
     this.redis.hincrbyfloat(this.key, `${name}${labelText(labels)}`, by).catch(() => undefined);
   }
 
+  /**
+   * One sample: only the bucket it falls in and the sum are written (two fields, one round
+   * trip); render() makes the buckets cumulative and derives the count, as Prometheus expects.
+   */
   observe(name: SharedMetricName, labels: Labels, value: number): void {
     const spec: MetricSpec = SHARED_METRICS[name];
-    const pipeline = this.redis.pipeline();
-    for (const le of spec.buckets ?? []) {
-      if (value <= le) pipeline.hincrbyfloat(this.key, `${name}_bucket${labelText({ ...labels, le: String(le) })}`, 1);
-    }
-    pipeline.hincrbyfloat(this.key, `${name}_bucket${labelText({ ...labels, le: '+Inf' })}`, 1);
-    pipeline.hincrbyfloat(this.key, `${name}_sum${labelText(labels)}`, value);
-    pipeline.hincrbyfloat(this.key, `${name}_count${labelText(labels)}`, 1);
-    pipeline.exec().catch(() => undefined);
+    const le = (spec.buckets ?? []).find((bound) => value <= bound);
+    this.redis
+      .pipeline()
+      .hincrbyfloat(this.key, `${name}${RAW_BUCKET}${labelText({ ...labels, le: le === undefined ? '+Inf' : String(le) })}`, 1)
+      .hincrbyfloat(this.key, `${name}_sum${labelText(labels)}`, value)
+      .exec()
+      .catch(() => undefined);
   }
 
   /** Prometheus text for every stored series, with HELP and TYPE lines. */
@@ -65,10 +68,47 @@ export class SharedMetrics {
     for (const [name, spec] of Object.entries(SHARED_METRICS) as [string, MetricSpec][]) {
       lines.push(`# HELP ${name} ${spec.help}`, `# TYPE ${name} ${spec.type}`);
       const series = Object.keys(values)
-        .filter((field) => field === name || field.startsWith(`${name}{`) || field.startsWith(`${name}_`))
+        .filter((field) => field === name || field.startsWith(`${name}{`) || field.startsWith(`${name}_sum`))
         .sort();
+      if (spec.type === 'histogram') lines.push(...histogramLines(name, spec.buckets ?? [], values));
       for (const field of series) lines.push(`${field} ${values[field]}`);
     }
     return `${lines.join('\n')}\n`;
   }
+}
+
+/** Field marker of a histogram's per-bucket (not cumulative) counts. */
+const RAW_BUCKET = '_raw_bucket';
+
+/** Cumulative `_bucket` and `_count` lines of a histogram from its per-bucket counts, per label set. */
+function histogramLines(name: string, bounds: number[], values: Record<string, string>): string[] {
+  const perLabels = new Map<string, { labels: Labels; counts: Map<string, number> }>();
+  for (const [field, value] of Object.entries(values)) {
+    if (!field.startsWith(`${name}${RAW_BUCKET}{`)) continue;
+    const labels = parseLabels(field.slice(`${name}${RAW_BUCKET}`.length));
+    const { le = '+Inf', ...rest } = labels;
+    const key = labelText(rest);
+    const entry = perLabels.get(key) ?? { labels: rest, counts: new Map<string, number>() };
+    entry.counts.set(le, (entry.counts.get(le) ?? 0) + Number(value));
+    perLabels.set(key, entry);
+  }
+  const lines: string[] = [];
+  for (const [key, { labels, counts }] of [...perLabels.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    let total = 0;
+    for (const le of [...bounds.map(String), '+Inf']) {
+      total += counts.get(le) ?? 0;
+      lines.push(`${name}_bucket${labelText({ ...labels, le })} ${total}`);
+    }
+    lines.push(`${name}_count${key} ${total}`);
+  }
+  return lines;
+}
+
+/** The labels of a `{k="v",…}` text written by labelText. */
+function parseLabels(text: string): Labels {
+  const labels: Labels = {};
+  for (const match of text.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+    labels[match[1] as string] = (match[2] as string).replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+  }
+  return labels;
 }

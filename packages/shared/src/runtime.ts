@@ -1,12 +1,16 @@
 import http from 'node:http';
+import os from 'node:os';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
-import { createDb, pingDb, type Db } from './db';
+import { createDb, DB_POOL_SIZE, pingDb, type Db } from './db';
 import { EventWriter, type EventObserver } from './events';
+import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
 import { createQueues, type Queues } from './queues';
 import { createClientRedis, pingRedis, type Redis } from './redis';
+import { ChatTyping } from './turns/chat-typing';
+import { isToolName } from './tools';
 import { OutboxPublisher } from './turns/outbox';
 
 /** What every process shares: configuration, logs, PostgreSQL, Redis, queues, the event writer. */
@@ -19,6 +23,8 @@ export interface Runtime {
   events: EventWriter;
   outbox: OutboxPublisher;
   metrics: SharedMetrics;
+  /** The MCP tools the tool worker has discovered (CONTRACT §10). */
+  mcp: McpCatalog;
   /** Throws naming what failed when PostgreSQL or Redis does not answer within 1 s. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -26,12 +32,12 @@ export interface Runtime {
 
 export function createRuntime(service: string, config: Config = loadConfigOrExit()): Runtime {
   const logger = createLogger(service, config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL, { application: service, max: 20 });
+  const db = createDb(config.DATABASE_URL, { application: service, max: DB_POOL_SIZE });
   const redis = createClientRedis(config.REDIS_URL);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);
   const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
-  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, observeEvents(metrics, db, logger));
+  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, observeEvents(metrics, db, logger, config.MCP_SERVERS.map((server) => server.name)));
   return {
     config,
     logger,
@@ -39,8 +45,9 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     redis,
     queues,
     events,
-    outbox: new OutboxPublisher(db, events, queues),
+    outbox: new OutboxPublisher(db, events, queues, new ChatTyping(redis, config.QUEUE_PREFIX)),
     metrics,
+    mcp: new McpCatalog(redis, config.QUEUE_PREFIX, config.MCP_SERVERS.map((server) => server.name)),
     checkReady: async () => {
       const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);
       const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(Boolean);
@@ -58,7 +65,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
  * Turn and tool counters come from the events themselves, counted once when first appended; a
  * finished turn also gets one log line with its turn id and session key.
  */
-function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger): EventObserver {
+function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger, mcpServers: string[]): EventObserver {
   return (turnId, event) => {
     if (event.type === 'done') {
       metrics.inc('assistant_turns_total', { status: event.status });
@@ -78,11 +85,22 @@ function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger): EventObs
         .catch(() => undefined);
     } else if (event.type === 'tool_complete') {
       const success = event.result.startsWith('{"success":true');
-      metrics.inc('assistant_tool_calls_total', { tool: event.tool_name, outcome: success ? 'success' : 'invalid' });
+      metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: success ? 'success' : 'invalid' });
     } else if (event.type === 'tool_failed') {
-      metrics.inc('assistant_tool_calls_total', { tool: event.tool_name, outcome: 'error' });
+      metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: 'error' });
     }
   };
+}
+
+/**
+ * Label values come from our own catalogue only: a tool name a model invented would otherwise
+ * become a new series on every scrape, without bound. An MCP tool counts under its configured
+ * server (`<server>__*`), since a model can invent tool names under a real server's prefix too.
+ */
+export function toolLabel(name: string, mcpServers: readonly string[] = []): string {
+  if (isToolName(name)) return name;
+  const server = mcpServerOf(name);
+  return server !== undefined && mcpServers.includes(server) ? mcpToolName(server, '*') : 'other';
 }
 
 /**
@@ -95,7 +113,7 @@ export function handleShutdown(logger: Logger, deadlineMs: number, stop: () => P
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const code = 128 + (signal === 'SIGINT' ? 2 : 15);
+    const code = 128 + os.constants.signals[signal];
     const timer = setTimeout(() => {
       logger.warn({ deadlineMs }, 'shutdown deadline passed, exiting');
       process.exit(code);
@@ -109,8 +127,8 @@ export function handleShutdown(logger: Logger, deadlineMs: number, stop: () => P
       },
     );
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // SIGHUP: the terminal was closed; drain like any other stop rather than die mid-job.
+  for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(name, onSignal);
 }
 
 /** /healthz and /readyz on a small port of a worker's own (HEALTH_PORT; 0 = none). */

@@ -1,4 +1,5 @@
 import { Worker, type Processor } from 'bullmq';
+import { waitOutConnectionErrors } from './capacity/connection-patience';
 import type { QueueName } from './queues';
 import { createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
@@ -9,7 +10,7 @@ import { createRuntime, handleShutdown, startHealthServer, type Runtime } from '
  */
 export function startWorker(runtime: Runtime, queue: QueueName, processor: Processor, connection: Redis): Worker {
   const { config, logger } = runtime;
-  const worker = new Worker(queue, processor, {
+  const worker = new Worker(queue, waitOutConnectionErrors(processor), {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -30,6 +31,8 @@ export function runWorkerProcess(
   service: string,
   setup: (runtime: Runtime) => Partial<Record<QueueName, Processor>>,
   details: Record<string, unknown> = {},
+  /** Closes what the process holds besides queues and connections (the tool worker's MCP servers). */
+  onStop: () => Promise<void> = async () => undefined,
 ): Runtime {
   const runtime = createRuntime(service);
   const { config, logger } = runtime;
@@ -49,6 +52,7 @@ export function runWorkerProcess(
   handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
     health?.close();
     await Promise.all(workers.map((worker) => worker.close()));
+    await onStop().catch(() => undefined);
     await connection.quit().catch(() => undefined);
     await runtime.close();
   });

@@ -3,11 +3,16 @@ import type { Runtime } from '@assistant/shared';
 import { channelRoutes } from './channels/channel.routes';
 import { consoleRoutes } from './console/console.routes';
 import { requireUser } from './http/auth';
+import { KeyUsageRecorder } from './http/key-usage';
 import { errorHandler, notFoundRoute } from './http/errors';
+import { rejectUnstorableInput } from './http/input-guard';
 import { bullBoardRoutes } from './observability/bull-board';
 import { createGatewayMetrics } from './observability/metrics.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
+import { adminRoutes } from './routes/admin.routes';
+import { apiKeyRoutes } from './routes/api-keys.routes';
 import { approvalRoutes } from './routes/approvals.routes';
+import { exportRoutes } from './routes/export.routes';
 import { gotchaRoutes } from './routes/gotchas.routes';
 import { healthRoutes } from './routes/health.routes';
 import { linkCodeRoutes } from './routes/link-codes.routes';
@@ -15,7 +20,9 @@ import { messageRoutes } from './routes/messages.routes';
 import { preferenceRoutes } from './routes/preferences.routes';
 import { profileRoutes } from './routes/profile.routes';
 import { sessionRoutes } from './routes/sessions.routes';
+import { toolRoutes } from './routes/tools.routes';
 import { turnRoutes } from './routes/turns.routes';
+import { usageRoutes } from './routes/usage.routes';
 import { userRoutes } from './routes/users.routes';
 import type { EventHub } from './sse/event-hub';
 import { openStreams, sseRoutes } from './sse/sse.routes';
@@ -42,19 +49,26 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   // Bodies are JSON whatever their content type says: a client that forgets the header (fetch
   // defaults to text/plain) gets its JSON read, not silently ignored.
   app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
+  app.use(rejectUnstorableInput);
 
-  const authenticate = requireUser(runtime.db);
+  const authenticate = requireUser(runtime.db, new KeyUsageRecorder(runtime.db, runtime.logger));
   app.use(userRoutes(runtime, authenticate));
+  // Admin routes take the admin token, not a user's key: mounted before /v1's user auth.
+  app.use(adminRoutes(runtime));
   app.use('/v1', authenticate);
   app.use(messageRoutes(runtime));
-  app.use(sseRoutes(runtime.db, hub, heartbeatMs));
+  app.use(sseRoutes(runtime, hub, heartbeatMs));
   app.use(turnRoutes(runtime));
   app.use(approvalRoutes(runtime));
   app.use(preferenceRoutes(runtime));
   app.use(sessionRoutes(runtime));
   app.use(profileRoutes(runtime));
   app.use(gotchaRoutes(runtime));
+  app.use(toolRoutes(runtime));
   app.use(linkCodeRoutes(runtime));
+  app.use(apiKeyRoutes(runtime));
+  app.use(usageRoutes(runtime));
+  app.use(exportRoutes(runtime));
 
   // Public: the API's description and the web console (it signs in with an API key like any client).
   app.use(openApiRoutes());

@@ -1,6 +1,8 @@
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
+import { createChannelClients } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
+import { startTypingTicker } from './channels/typing.ticker';
 import { EventHub } from './sse/event-hub';
 import { openStreams } from './sse/sse.routes';
 
@@ -18,7 +20,9 @@ const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
 // Outbound channel delivery runs in the gateway (CONTRACT §1), on a blocking connection of its own.
 const deliveriesConnection = createWorkerRedis(config.REDIS_URL);
 deliveriesConnection.on('error', (error) => logger.warn({ err: error }, 'deliveries redis connection problem'));
-const deliveries = startDeliveriesWorker(runtime, deliveriesConnection);
+const channelClients = createChannelClients(config);
+const deliveries = startDeliveriesWorker(runtime, deliveriesConnection, channelClients);
+const typingTicker = startTypingTicker(runtime, channelClients);
 
 const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS });
 const server = app.listen(config.PORT, () => {
@@ -32,12 +36,18 @@ server.on('error', (error) => {
 handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
   // Stop intake, then end open event streams: their clients resume elsewhere with Last-Event-ID.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  for (const res of openStreams) res.end();
   // Keep-alive connections turn idle as their last response ends; close each as soon as it does.
-  const sweeper = setInterval(() => server.closeIdleConnections(), 50);
-  server.closeIdleConnections();
+  // A client may still reopen a stream on a connection it already had, so streams are ended on
+  // every sweep, not once.
+  const sweep = () => {
+    for (const res of openStreams) res.end();
+    server.closeIdleConnections();
+  };
+  const sweeper = setInterval(sweep, 50);
+  sweep();
   await closed;
   clearInterval(sweeper);
+  typingTicker.stop();
   await deliveries.close();
   await Promise.all([reader.quit(), subscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
   await runtime.close();

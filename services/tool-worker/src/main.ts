@@ -1,4 +1,15 @@
 import { runWorkerProcess } from '@assistant/shared';
+import { McpHub } from './mcp/mcp-hub';
 import { createToolProcessor } from './tool.worker';
 
-runWorkerProcess('tool-worker', (runtime) => ({ 'tool-calls': createToolProcessor(runtime) }));
+let mcp: McpHub | undefined;
+runWorkerProcess(
+  'tool-worker',
+  (runtime) => {
+    mcp = new McpHub(runtime.config.MCP_SERVERS, runtime.mcp, runtime.logger);
+    mcp.start();
+    return { 'tool-calls': createToolProcessor(runtime, mcp) };
+  },
+  {},
+  async () => mcp?.close(),
+);

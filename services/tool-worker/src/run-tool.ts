@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   appendOutbox,
+  DB_POOL_SIZE,
   fail,
   getTool,
+  isConnectionError,
   outboxEvent,
   outboxJob,
   RefRegistry,
+  Semaphore,
   stripUuids,
   ToolInputError,
   withTransaction,
@@ -18,6 +21,8 @@ import {
 import { trackToolError } from './gotchas/track-error';
 import { toolHandlers } from './handlers';
 import type { ToolHandler } from './handlers';
+import type { McpToolCaller } from './mcp/mcp-tool-caller';
+import type { Attempt, Refusal, ToolPlan } from './tool-plan';
 
 /** A tool gets one retry (seed 001), after a short pause well under any timeout. */
 export const MAX_ATTEMPTS = 2;
@@ -40,16 +45,26 @@ export interface ToolTask {
   started_at: Date | null;
 }
 
-type Attempt = { kind: 'done' } | { kind: 'timeout' } | { kind: 'error'; message: string };
-
 /**
- * Runs one task: validation, then the handler under a timeout with one retry. The handler's
+ * Runs one task: validation, then the handler under a timeout with one retry (an MCP tool gets
+ * its plan from mcp/mcp-tool-caller.ts: the same loop, events and completion). The handler's
  * writes, the task's completion, the tool message for the model and the events to publish all
  * commit in one transaction, so a crash at any point leaves either nothing or everything, and a
  * re-run of a completed task only republishes what it owes.
  */
 export class ToolRunner {
-  constructor(private readonly runtime: Runtime) {}
+  /**
+   * An attempt holds its transaction's connection and may take a second one for refs (written
+   * outside the transaction on purpose). Letting at most half the pool's worth of attempts run
+   * means every attempt can get its second connection, so a busy pool makes tools wait for
+   * their turn (before their timeout starts) instead of holding each other up until they fail.
+   */
+  private readonly attempts = new Semaphore(Math.max(1, Math.floor(DB_POOL_SIZE / 2)));
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly mcp: McpToolCaller,
+  ) {}
 
   async run(taskId: string): Promise<void> {
     const task = await this.load(taskId);
@@ -59,19 +74,23 @@ export class ToolRunner {
     }
     const { events } = this.runtime;
     const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
-    await events.emit(task.turn_id, { type: 'task_update', task_id: task.ref, status: 'in_progress' }, `${task.id}:in_progress`);
-    await events.emit(task.turn_id, { type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, `${task.id}:start`);
+    await events.emitMany(task.turn_id, [
+      { event: { type: 'task_update', task_id: task.ref, status: 'in_progress' }, dedupeKey: `${task.id}:in_progress` },
+      { event: { type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, dedupeKey: `${task.id}:start` },
+    ]);
 
-    const invalid = this.validate(task);
-    if (invalid.problem) {
-      await withTransaction(this.runtime.db, (client) => this.complete(client, task, invalid.problem as ToolResult, 'invalid'));
+    const plan = this.mcp.owns(task.tool_name)
+      ? await this.mcp.plan(task, (result) => withTransaction(this.runtime.db, (client) => this.complete(client, task, result, null)))
+      : this.builtinPlan(task);
+    if ('refusal' in plan) {
+      const { result, failure } = plan.refusal;
+      await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
       return this.runtime.outbox.flush(task.turn_id);
     }
-    const spec = getTool(task.tool_name);
-    const timeoutMs = spec?.timeoutMs ?? this.runtime.config.TOOL_TIMEOUT_MS;
+    const { maxAttempts, timeoutMs } = plan;
     let lastProblem = '';
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const outcome = await this.attempt(task, invalid.args, timeoutMs);
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const outcome = await plan.attempt();
       if (outcome.kind === 'done') return this.runtime.outbox.flush(task.turn_id);
       if (outcome.kind === 'timeout') {
         lastProblem = `timed out after ${timeoutMs / 1000} s`;
@@ -87,7 +106,7 @@ export class ToolRunner {
         { turnId: task.turn_id, sessionKey: task.session_key, task: task.ref, tool: task.tool_name, attempt, problem: lastProblem },
         'tool attempt failed',
       );
-      if (attempt < MAX_ATTEMPTS) {
+      if (attempt < maxAttempts) {
         await events.emit(
           task.turn_id,
           {
@@ -95,7 +114,7 @@ export class ToolRunner {
             task_id: task.ref,
             tool_name: task.tool_name,
             attempt: attempt + 1,
-            max_attempts: MAX_ATTEMPTS,
+            max_attempts: maxAttempts,
             reason: lastProblem,
           },
           `${task.id}:retry:${attempt + 1}`,
@@ -103,12 +122,12 @@ export class ToolRunner {
         await sleep(RETRY_PAUSE_MS);
       }
     }
-    await this.giveUp(task, lastProblem);
+    await this.giveUp(task, lastProblem, maxAttempts);
   }
 
   /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
-  async giveUp(task: ToolTask, problem: string): Promise<void> {
-    const error = `${task.tool_name} failed after ${MAX_ATTEMPTS} attempts: ${problem}`;
+  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<void> {
+    const error = `${task.tool_name} failed after ${attempts === 1 ? 'its only attempt' : `${attempts} attempts`}: ${problem}`;
     await withTransaction(this.runtime.db, (client) =>
       this.complete(client, task, fail(error, 'Tell the user this did not work; do not claim it was done.'), 'error'),
     );
@@ -123,6 +142,14 @@ export class ToolRunner {
       [taskId],
     );
     return found.rows[0];
+  }
+
+  /** A built-in tool: its zod schema, its own timeout if it has one, and one retry. */
+  private builtinPlan(task: ToolTask): ToolPlan | Refusal {
+    const { args, problem } = this.validate(task);
+    if (problem) return { refusal: { result: problem, failure: 'invalid' } };
+    const timeoutMs = getTool(task.tool_name)?.timeoutMs ?? this.runtime.config.TOOL_TIMEOUT_MS;
+    return { maxAttempts: MAX_ATTEMPTS, timeoutMs, attempt: () => this.attempts.use(() => this.attempt(task, args, timeoutMs)) };
   }
 
   private validate(task: ToolTask): { args: Record<string, unknown>; problem?: ToolResult } {
@@ -182,6 +209,8 @@ export class ToolRunner {
       }
       // PostgreSQL's statement_timeout may cancel the statement a moment before our own deadline fires.
       if ((error as { code?: string }).code === QUERY_CANCELED) return { kind: 'timeout' };
+      // Not the tool's failure: the job is retried with backoff, and the tool keeps its attempts.
+      if (isConnectionError(error)) throw error;
       return { kind: 'error', message: stripUuids(error instanceof Error ? error.message : String(error)) };
     } finally {
       // A timed-out attempt's connection may still run its statement: destroy it, never reuse it.
@@ -194,7 +223,7 @@ export class ToolRunner {
     client: DbClient,
     task: ToolTask,
     result: ToolResult,
-    failure: 'invalid' | 'error' | null,
+    failure: 'invalid' | 'error' | 'unknown' | null,
     afterCommit: OutboxEntry[] = [],
   ): Promise<void> {
     const text = stripUuids(JSON.stringify(result));
@@ -214,7 +243,7 @@ export class ToolRunner {
       [task.session_id, task.turn_id, text, task.call_id],
     );
     await appendOutbox(client, task.turn_id, [
-      failure === 'error'
+      failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
         : outboxEvent({ type: 'tool_complete', task_id: task.ref, tool_name: task.tool_name, result: text }),
       outboxEvent({

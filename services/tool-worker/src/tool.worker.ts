@@ -1,10 +1,12 @@
 import type { Job } from 'bullmq';
 import { parseJob, type Runtime } from '@assistant/shared';
+import type { McpHub } from './mcp/mcp-hub';
+import { McpToolCaller } from './mcp/mcp-tool-caller';
 import { ToolRunner } from './run-tool';
 
 /** The tool-calls processor. Infrastructure errors are retried by the queue; the last attempt fails the task. */
-export function createToolProcessor(runtime: Runtime) {
-  const runner = new ToolRunner(runtime);
+export function createToolProcessor(runtime: Runtime, mcp: McpHub) {
+  const runner = new ToolRunner(runtime, new McpToolCaller(runtime, mcp));
   return async function processToolJob(job: Job): Promise<void> {
     const { taskId } = parseJob('tool-calls', job.name, job.data) as { taskId: string };
     try {

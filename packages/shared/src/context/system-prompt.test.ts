@@ -18,8 +18,6 @@ function input(kind: SessionKind, overrides: Partial<PromptInput> = {}): PromptI
     profile: FULL_PROFILE,
     sessionKind: kind,
     toolSummary: toolSummary(),
-    pitfalls: ['rename_document failed 3 times this way: title too long.'],
-    relevantDocuments: [{ ref: 'document_1', title: 'Receita de bolo de cenoura', snippet: 'Cenouras, ovos, farinha.' }],
     ...overrides,
   };
 }
@@ -36,7 +34,8 @@ function section(prompt: string, heading: string): string | undefined {
 
 describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT §8, ADR-017)', () => {
   const ALWAYS = ['Personality', 'Identity', 'Instructions', 'Tools'];
-  const AFTER = ['Known pitfalls', 'Relevant documents'];
+  // Known pitfalls and Relevant documents change with each message: they are the turn's context now.
+  const AFTER: string[] = [];
 
   it.each<[string, string, string[]]>([
     ['main', 'agent:main:main', [...ALWAYS, 'User Profile', 'Long-term Memory', ...AFTER]],
@@ -65,10 +64,9 @@ describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT 
     }
   });
 
-  it('leaves out empty sections, no pitfalls and retrieval turned off', () => {
-    const prompt = buildSystemPrompt(input('main', { profile: DEFAULT_PROFILE, pitfalls: [], relevantDocuments: null }));
+  it('leaves out empty sections', () => {
+    const prompt = buildSystemPrompt(input('main', { profile: DEFAULT_PROFILE }));
     expect(headings(prompt)).toEqual(['Personality', 'Identity', 'Instructions', 'Tools']);
-    expect(headings(buildSystemPrompt(input('main', { relevantDocuments: [] })))).not.toContain('Relevant documents');
   });
 
   it('shows the identity fields in the first line', () => {
@@ -78,12 +76,10 @@ describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT 
     expect(prompt.split('\n')[0]).toBe('You are Ada 🦉, a personal AI assistant (owl). Your tone: calm. Your vibe: curious.');
   });
 
-  it('lists the tools from the registry after the TOOLS text, pitfalls and documents with refs', () => {
+  it('lists the tools from the registry after the TOOLS text', () => {
     const prompt = buildSystemPrompt(input('main'));
     expect(section(prompt, 'Tools')).toBe(`TOOLS text\n\n${toolSummary()}`);
     expect(section(prompt, 'Tools')).toContain('- rename_document: Rename an existing document');
-    expect(section(prompt, 'Known pitfalls')).toBe('- rename_document failed 3 times this way: title too long.');
-    expect(section(prompt, 'Relevant documents')).toBe('- "Receita de bolo de cenoura" [ID: document_1]: Cenouras, ovos, farinha.');
   });
 
   it('never lets a UUID through', () => {
@@ -126,10 +122,10 @@ describe('buildSystemPrompt: caps', () => {
   });
 });
 
-describe('buildSystemPrompt: the current time', () => {
-  it('states it after the identity line, before any section', () => {
-    const prompt = buildSystemPrompt(input('main', { now: new Date('2026-11-22T07:05:09Z') }));
-    const [opening] = prompt.split('\n\n');
-    expect(opening).toMatch(/^You are .*\nThe current date and time is 2026-11-22T07:05 UTC\.$/);
+describe('buildSystemPrompt: cacheable', () => {
+  it('holds no clock: the same input gives the same bytes, whenever it is built', () => {
+    const prompt = buildSystemPrompt(input('main'));
+    expect(buildSystemPrompt(input('main'))).toBe(prompt);
+    expect(prompt).not.toMatch(/\d{4}-\d{2}-\d{2}|current (date|time)/i);
   });
 });

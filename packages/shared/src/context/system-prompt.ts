@@ -13,24 +13,12 @@ export interface AssistantIdentity {
   vibe?: string | null;
 }
 
-export interface RelevantDocument {
-  ref: string;
-  title: string;
-  snippet: string;
-}
-
 export interface PromptInput {
   assistant: AssistantIdentity;
   profile: Profile;
   sessionKind: SessionKind;
   /** The registry's one-line-per-tool summary. */
   toolSummary: string;
-  /** Gotchas for the tools in play, one line each. */
-  pitfalls: string[];
-  /** Null when retrieval is off for the user. */
-  relevantDocuments: RelevantDocument[] | null;
-  /** The model needs "now" to turn "tomorrow at 7" into a time. */
-  now?: Date;
 }
 
 /**
@@ -63,6 +51,9 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
 /**
  * CONTRACT §8 and ADR-017's injection rules: USER only in direct conversations (the main
  * session is the user's own direct line), MEMORY only in the main session, neither in groups.
+ * Only what changes rarely goes here, so that a session's requests share this prefix byte for
+ * byte and a provider can serve it from its cache; the clock, pitfalls and documents of each
+ * message are the turn's context (turn-context.ts).
  */
 export function buildSystemPrompt(input: PromptInput): string {
   const { profile, sessionKind } = input;
@@ -74,18 +65,8 @@ export function buildSystemPrompt(input: PromptInput): string {
   ];
   if (sessionKind !== 'group') sections.push(['User Profile', profile.user]);
   if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory, 'end']);
-  if (input.pitfalls.length > 0) sections.push(['Known pitfalls', input.pitfalls.map((p) => `- ${p}`).join('\n')]);
-  if (input.relevantDocuments && input.relevantDocuments.length > 0) {
-    sections.push([
-      'Relevant documents',
-      input.relevantDocuments.map((d) => `- "${d.title}" [ID: ${d.ref}]: ${d.snippet}`).join('\n'),
-    ]);
-  }
   const body = sections
     .filter(([, text]) => text.trim() !== '')
     .map(([heading, text, keep]) => `## ${heading}\n${truncate(text.trim(), SECTION_CAP, keep)}`);
-  const opening = input.now
-    ? `${identityLine(input.assistant)}\nThe current date and time is ${input.now.toISOString().slice(0, 16)} UTC.`
-    : identityLine(input.assistant);
-  return capWhole(stripUuids([opening, ...body].join('\n\n')), PROMPT_CAP);
+  return capWhole(stripUuids([identityLine(input.assistant), ...body].join('\n\n')), PROMPT_CAP);
 }

@@ -33,6 +33,14 @@ export class RefRegistry {
 
   /** Refs for many ids at once, numbering the new ones from the session's atomic counter. */
   async refsFor(entity: Entity, ids: string[]): Promise<Map<string, string>> {
+    return this.refsIn(entity, ids);
+  }
+
+  /**
+   * Refs `<namespace>_<n>` in any namespace: an entity kind, or an MCP server's name for the
+   * UUIDs its results hold (CONTRACT §10); the same counters, so the same guarantees.
+   */
+  async refsIn(entity: string, ids: string[]): Promise<Map<string, string>> {
     const unique = [...new Set(ids)];
     const refs = new Map<string, string>();
     if (unique.length === 0) return refs;
@@ -64,6 +72,15 @@ export class RefRegistry {
     );
     for (const row of stored.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
     return refs;
+  }
+
+  /** The UUIDs behind `<namespace>_<n>` refs of this session, by n; unknown numbers are left out. */
+  async idsIn(namespace: string, numbers: number[]): Promise<Map<number, string>> {
+    const found = await this.db.query<{ n: number; entity_id: string }>(
+      'SELECT n, entity_id FROM session_refs WHERE session_id = $1 AND entity = $2 AND n = ANY($3::int[])',
+      [this.sessionId, namespace, [...new Set(numbers)]],
+    );
+    return new Map(found.rows.map((row) => [row.n, row.entity_id]));
   }
 
   /**

@@ -41,10 +41,11 @@ export const modelTools: ModelTool[] = Object.entries(toolCatalog).map(([name, s
   return { name, description: spec.description, parameters };
 });
 
-/** `- create_folder: Create a folder …` lines for the system prompt's ## Tools section. */
-export function toolSummary(): string {
-  return modelTools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
+/** `- create_folder: Create a folder …` lines for the system prompt's ## Tools section (MCP tools after the built-in ones). */
+export function toolSummary(extra: readonly ModelTool[] = []): string {
+  return [...modelTools, ...extra].map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
 }
 
 export * from './tool-spec';
 export * from './tool-result';
+export * from './tool-directory';

@@ -1,18 +1,25 @@
 import { z } from 'zod';
+import { REMINDER_REPEATS } from '../time/repeat-schedule';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
-
-export const REMINDER_REPEATS = ['daily', 'weekly'] as const;
 
 const text = (what: string) => displayName(500, `${what}, 1 to 500 characters; it is what the user will read.`);
 const at = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, like 2026-05-01T07:00:00-03:00' })
-  .describe('When it fires: an ISO 8601 date-time with its time zone offset, e.g. "2026-05-01T07:00:00-03:00". Must be in the future.');
-const repeat = z.enum(REMINDER_REPEATS).describe('Repeat every day or every week from `at`.');
+  .datetime({
+    offset: true,
+    local: true,
+    error: "must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
+  })
+  .describe(
+    "When it fires: an ISO 8601 date-time. Without an offset (\"2026-05-01T07:00:00\") it is the user's local time, in their time zone; with one (\"2026-05-01T07:00:00-03:00\") it is that instant. Must be in the future.",
+  );
+const repeat = z
+  .enum(REMINDER_REPEATS)
+  .describe("Repeat from `at` in the user's time zone, keeping its local time of day: daily, weekdays (Monday to Friday), weekly or monthly.");
 
 export const reminderTools = {
   create_reminder: defineTool({
     description:
-      "Set a reminder: at the given time its text is sent to the user. Optionally repeating daily or weekly, and linked to a habit. The result gives the reminder's ref (e.g. reminder_1).",
+      "Set a reminder: at the given time its text is sent to the user. Optionally repeating (daily, weekdays, weekly, monthly), and linked to a habit. The result gives the reminder's ref (e.g. reminder_1).",
     input: z.object({
       text: text('What to remind the user of'),
       at,

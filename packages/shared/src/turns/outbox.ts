@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../db';
 import type { EventWriter, TurnEventInput } from '../events';
 import type { ChannelAddress, JobData } from '../jobs';
+import type { ChatTyping } from './chat-typing';
 import type { QueueName, Queues } from '../queues';
 import { jobId } from '../queues';
 
@@ -70,6 +71,7 @@ export class OutboxPublisher {
     private readonly db: Db,
     private readonly events: EventWriter,
     private readonly queues: Queues,
+    private readonly typing?: ChatTyping,
   ) {}
 
   /** Publishes a turn's pending entries in order, then removes exactly those from the outbox. */
@@ -81,9 +83,12 @@ export class OutboxPublisher {
     const entries = found.rows[0]?.outbox ?? [];
     const origin = found.rows[0]?.origin ?? null;
     if (entries.length === 0) return;
+    if (origin) await this.trackTyping(turnId, entries);
+    // Events first, all in one round trip, so they precede whatever the jobs go on to emit.
+    const events = entries.filter((entry) => entry.kind === 'event');
+    await this.events.emitMany(turnId, events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })));
     for (const entry of entries) {
       if (entry.kind === 'event') {
-        await this.events.emit(turnId, entry.event, entry.key);
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (origin && isChannelEvent(entry.event)) {
@@ -101,5 +106,19 @@ export class OutboxPublisher {
        WHERE id = $1`,
       [turnId, entries.map((entry) => entry.key)],
     );
+  }
+
+  /**
+   * A chat turn shows "typing…" from each `advance` (its start, and every resume after an
+   * approval or a "continue?") until `done`. The stop comes before the answer is queued for
+   * delivery, so no indicator follows the answer; waiting is seen by the gateways' tickers,
+   * which read the turn's status before each beat.
+   */
+  private async trackTyping(turnId: string, entries: OutboxEntry[]): Promise<void> {
+    if (!this.typing) return;
+    if (entries.some((entry) => entry.kind === 'event' && entry.event.type === 'done')) await this.typing.stop(turnId);
+    else if (entries.some((entry) => entry.kind === 'job' && entry.queue === 'agent-turns' && entry.name === 'advance')) {
+      await this.typing.start(turnId);
+    }
   }
 }

@@ -207,14 +207,20 @@ export async function answerContinue(
 
 /** Cancels a turn at any point: open tasks are skipped and the turn ends `cancelled`. */
 export async function cancelTurn(db: Db, input: { userId: string; turnId: string }): Promise<ControlOutcome> {
-  return withTransaction(db, async (client) => {
-    const turn = await lockTurn(client, input.turnId, input.userId);
-    if (!turn) return 'not_found';
-    if (isFinal(turn.status)) return 'conflict';
-    const skipped = await skipOpenTasks(client, turn, 'The turn was cancelled; this was not done.');
-    await finish(client, turn, 'cancelled', skipped);
-    return 'ok';
-  });
+  return withTransaction(db, (client) => cancelTurnIn(client, input.turnId, input.userId));
+}
+
+/**
+ * cancelTurn inside the caller's transaction (an interrupting message cancels and queues at once).
+ * A tool already started finishes and records its result; the turn takes no further step.
+ */
+export async function cancelTurnIn(client: DbClient, turnId: string, userId?: string): Promise<ControlOutcome> {
+  const turn = await lockTurn(client, turnId, userId);
+  if (!turn) return 'not_found';
+  if (isFinal(turn.status)) return 'conflict';
+  const skipped = await skipOpenTasks(client, turn, 'The turn was cancelled; this was not done.');
+  await finish(client, turn, 'cancelled', skipped);
+  return 'ok';
 }
 
 /** Gives up on a turn that cannot go on (a model that keeps failing, a job out of attempts). */

@@ -1,3 +1,5 @@
+import type { ModelUsage } from '@assistant/shared';
+
 /**
  * What the turn loop needs from a model: one call with the conversation and the tools, the
  * answer's text streamed through onToken, and the tool calls it planned.
@@ -9,6 +11,8 @@ export interface ChatMessage {
   tool_calls?: ToolCall[];
   /** Tool messages only: the call this result answers. */
   tool_call_id?: string;
+  /** User messages only: images (data URLs) the model sees with the text. */
+  images?: string[];
 }
 
 export interface ToolCall {
@@ -32,12 +36,17 @@ export interface ChatRequest {
   tools: ToolDefinitionForModel[];
   onToken: (delta: string) => void | Promise<void>;
   signal?: AbortSignal;
+  /**
+   * The user's IANA time zone (their `user_preferences.timezone`): the offline planner reads
+   * "tomorrow at 9" in it. Unset means UTC.
+   */
+  timezone?: string;
 }
 
 export interface ChatResponse {
   content: string;
   toolCalls: ToolCall[];
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: ModelUsage;
 }
 
 export interface ChatModel {

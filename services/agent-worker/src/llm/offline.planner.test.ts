@@ -26,9 +26,7 @@ const TOOL_NAMES = [
 const tool = (name: string): ToolDefinitionForModel => ({ name, description: name, parameters: { type: 'object' } });
 const ALL_TOOLS = TOOL_NAMES.map(tool);
 
-// Local wall-clock times, so the expectations hold in any server time zone.
-const NOW = new Date(2025, 0, 15, 10, 0, 0); // Wednesday 15 January 2025, 10:00
-const local = (day: number, hour: number, minute = 0) => new Date(2025, 0, day, hour, minute).toISOString();
+const NOW = new Date('2025-01-15T10:00:00Z');
 
 function request(messages: ChatMessage[] | string, overrides: Partial<ChatRequest> = {}) {
   const tokens: string[] = [];
@@ -294,6 +292,33 @@ describe('OfflinePlanner', () => {
       expect(tokens).toEqual([]);
     });
 
+    it('plans at most 10 calls, says how many commands were left out, and says it again in the summary', async () => {
+      const commands = (count: number) => Array.from({ length: count }, (_, i) => `create folder F${i + 1}`).join(' and ');
+      const exactly = await plan(commands(10));
+      expect(exactly.response).toMatchObject({ content: '' });
+      expect(exactly.response.toolCalls).toHaveLength(10);
+
+      const { response, tokens } = await plan(`${commands(12)}; sing a song`);
+      const note = 'Only the first 10 of your 13 commands were planned (at most 10 per message); send the others again.';
+      expect(response.content).toBe(note);
+      expect(tokens.join('')).toBe(note);
+      expect(response.toolCalls.map((call) => JSON.parse(call.arguments) as unknown)).toEqual(
+        Array.from({ length: 10 }, (_, i) => ({ name: `F${i + 1}` })),
+      );
+
+      const { req } = request([
+        { role: 'user', content: commands(12) },
+        { role: 'assistant', content: note, tool_calls: response.toolCalls },
+        ...response.toolCalls.map((call): ChatMessage => ({ role: 'tool', content: '{"success":true,"message":"ok"}', tool_call_id: call.id })),
+      ]);
+      expect((await new OfflinePlanner().complete(req)).content).toBe(`${'ok\n'.repeat(10)}${note}`);
+    });
+
+    it('answers with the help text when one of the first 10 commands is not one', async () => {
+      const { response } = await plan('create folder A; sing a song; create folder B');
+      expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+    });
+
     it('serialises only the arguments that have values', async () => {
       const { response } = await plan('create folder Work');
       expect(response.toolCalls[0]?.arguments).toBe('{"name":"Work"}');
@@ -301,52 +326,145 @@ describe('OfflinePlanner', () => {
   });
 
   describe('reminders', () => {
+    // Monday 23 November 2026, 10:00 in São Paulo (13:00 UTC): every `at` is that zone's wall clock.
+    const MONDAY_10AM = new Date('2026-11-23T13:00:00Z');
+    const ZONE = 'America/Sao_Paulo';
+
+    async function reminderFor(text: string, now = MONDAY_10AM, timezone: string | undefined = ZONE) {
+      const { req } = request(text, timezone === undefined ? {} : { timezone });
+      const response = await new OfflinePlanner({ now: () => now }).complete(req);
+      return response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as Record<string, unknown>]);
+    }
+
     it.each<[string, Record<string, unknown>]>([
-      ['remind me to call Ana at 15:00', { text: 'call Ana', at: local(15, 15) }],
-      ['remind me to call Ana at 3pm', { text: 'call Ana', at: local(15, 15) }],
-      ['remind me to call Ana at 3:30 pm', { text: 'call Ana', at: local(15, 15, 30) }],
-      ['remind me to call Ana at 12am', { text: 'call Ana', at: local(16, 0) }],
-      ['remind me to eat at 12pm', { text: 'eat', at: local(15, 12) }],
+      // The forms people write, anywhere in the sentence.
+      ['remind me to call Ana at 15:00', { text: 'call Ana', at: '2026-11-23T15:00:00' }],
+      ['remind me at 3pm to call Ana', { text: 'call Ana', at: '2026-11-23T15:00:00' }],
+      ['remind me tomorrow at 9 to call mom', { text: 'call mom', at: '2026-11-24T09:00:00' }],
+      ['remind me to call mom tomorrow at 9', { text: 'call mom', at: '2026-11-24T09:00:00' }],
+      ['remind me in 20 minutes to stretch', { text: 'stretch', at: '2026-11-23T10:20:00' }],
+      ['remind me every Monday at 8 to water the plants', { text: 'water the plants', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
+      ['remind me to water the plants at 8 every Monday', { text: 'water the plants', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
+      ['remind me every Tuesday at 8 to run', { text: 'run', at: '2026-11-24T08:00:00', repeat: 'weekly' }],
+      ['me lembra às 15h de ligar para Ana', { text: 'ligar para Ana', at: '2026-11-23T15:00:00' }],
+      ['me lembra de ligar para Ana às 15h', { text: 'ligar para Ana', at: '2026-11-23T15:00:00' }],
+      ['me lembra amanhã às 9 de ligar para a mãe', { text: 'ligar para a mãe', at: '2026-11-24T09:00:00' }],
+      ['me lembra daqui a 20 minutos de alongar', { text: 'alongar', at: '2026-11-23T10:20:00' }],
+      ['me lembra toda segunda às 8 de regar as plantas', { text: 'regar as plantas', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
+      ['me lembra todo dia às 7 de tomar remédio', { text: 'tomar remédio', at: '2026-11-24T07:00:00', repeat: 'daily' }],
+      // Clock forms and rolling over to the next day.
+      ['remind me to call Ana at 3:30 pm', { text: 'call Ana', at: '2026-11-23T15:30:00' }],
+      ['remind me to call Ana at 12am', { text: 'call Ana', at: '2026-11-24T00:00:00' }],
+      ['remind me to eat at 12pm', { text: 'eat', at: '2026-11-23T12:00:00' }],
       // 10:00 is not after now (10:00): the next one is tomorrow.
-      ['remind me to stretch at 10:00', { text: 'stretch', at: local(16, 10) }],
-      ['remind me to stretch at 9:59', { text: 'stretch', at: local(16, 9, 59) }],
-      ['remind me to stretch at 10:01', { text: 'stretch', at: local(15, 10, 1) }],
-      ['remind me to run tomorrow at 7', { text: 'run', at: local(16, 7) }],
-      ['remind me to run tomorrow at 11', { text: 'run', at: local(16, 11) }],
-      ['remind me to run at 7am tomorrow', { text: 'run', at: local(16, 7) }],
-      ['remind me to take pills at 8am every day', { text: 'take pills', at: local(16, 8), repeat: 'daily' }],
-      ['remind me to water the plants at 18:00 every week', { text: 'water the plants', at: local(15, 18), repeat: 'weekly' }],
-      ['me lembra de ligar para Ana às 15h', { text: 'ligar para Ana', at: local(15, 15) }],
-      ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: local(15, 15, 30) }],
-      ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: local(15, 15, 30) }],
-      ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: local(16, 7) }],
-      ['lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: local(16, 22) }],
-      ['me lembra de beber água às 9h todo dia', { text: 'beber água', at: local(16, 9), repeat: 'daily' }],
-      ['me lembra de beber água às 11h diariamente', { text: 'beber água', at: local(15, 11), repeat: 'daily' }],
-      ['me lembra de limpar a casa às 16h toda semana', { text: 'limpar a casa', at: local(15, 16), repeat: 'weekly' }],
-      ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: local(16, 8) }],
+      ['remind me to stretch at 10:00', { text: 'stretch', at: '2026-11-24T10:00:00' }],
+      ['remind me to stretch at 9:59', { text: 'stretch', at: '2026-11-24T09:59:00' }],
+      ['remind me to stretch at 10:01', { text: 'stretch', at: '2026-11-23T10:01:00' }],
+      ['remind me to run tomorrow at 11', { text: 'run', at: '2026-11-24T11:00:00' }],
+      ['remind me to run at 7am tomorrow', { text: 'run', at: '2026-11-24T07:00:00' }],
+      ['set a reminder to run at 7am tomorrow', { text: 'run', at: '2026-11-24T07:00:00' }],
+      ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
+      ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
+      ['me lembra às 15 horas de ligar', { text: 'ligar', at: '2026-11-23T15:00:00' }],
+      ['me lembra em 2 horas de sair', { text: 'sair', at: '2026-11-23T12:00:00' }],
+      ['me lembra dentro de meia hora de sair', { text: 'sair', at: '2026-11-23T10:30:00' }],
+      ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: '2026-11-24T07:00:00' }],
+      ['novo lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: '2026-11-24T22:00:00' }],
+      ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: '2026-11-24T08:00:00' }],
+      ['remind me to log in at 9', { text: 'log in', at: '2026-11-24T09:00:00' }],
+      // Dates.
+      ['remind me to call Ana on December 24 at 10:00', { text: 'call Ana', at: '2026-12-24T10:00:00' }],
+      ['remind me to call Ana at 10:00 on 2026-12-01', { text: 'call Ana', at: '2026-12-01T10:00:00' }],
+      ['me lembra no dia 24 de dezembro às 10h de comprar presentes', { text: 'comprar presentes', at: '2026-12-24T10:00:00' }],
+      ['remind me in 2 days at 9 to pay', { text: 'pay', at: '2026-11-25T09:00:00' }],
+      ['me lembra daqui a 2 dias às 9h de pagar', { text: 'pagar', at: '2026-11-25T09:00:00' }],
+      // Repeats.
+      ['remind me to take pills at 8am every day', { text: 'take pills', at: '2026-11-24T08:00:00', repeat: 'daily' }],
+      ['remind me every weekday at 8 to stand up', { text: 'stand up', at: '2026-11-24T08:00:00', repeat: 'weekdays' }],
+      ['remind me to water the plants at 18:00 every week', { text: 'water the plants', at: '2026-11-23T18:00:00', repeat: 'weekly' }],
+      ['remind me to pay rent every month at 9', { text: 'pay rent', at: '2026-11-24T09:00:00', repeat: 'monthly' }],
+      ['me lembra de beber água às 11h diariamente', { text: 'beber água', at: '2026-11-23T11:00:00', repeat: 'daily' }],
+      ['me lembra nos dias úteis às 8 de levantar', { text: 'levantar', at: '2026-11-24T08:00:00', repeat: 'weekdays' }],
+      ['me lembra de limpar a casa às 16h toda semana', { text: 'limpar a casa', at: '2026-11-23T16:00:00', repeat: 'weekly' }],
+      ['me lembra de pagar o aluguel todo mês às 9', { text: 'pagar o aluguel', at: '2026-11-24T09:00:00', repeat: 'monthly' }],
     ])('%p', async (text, args) => {
-      expect(await callsFor(text)).toEqual([['create_reminder', args]]);
+      expect(await reminderFor(text)).toEqual([['create_reminder', args]]);
     });
 
-    it('rolls over the end of the month and uses the injected clock', async () => {
-      const planner = new OfflinePlanner({ now: () => new Date(2025, 0, 31, 23, 30) });
-      const { req } = request('remind me to sleep at 23:00');
-      const [call] = (await planner.complete(req)).toolCalls;
-      expect(JSON.parse(call?.arguments ?? '{}')).toEqual({
-        text: 'sleep',
-        at: new Date(2025, 1, 1, 23, 0).toISOString(),
-      });
+    it('reads the time in the user zone: the same message and instant give each zone its own wall clock', async () => {
+      // 13:00 UTC is 22:00 on Monday in Tokyo: its tomorrow is Tuesday too, but at Tokyo's 09:00.
+      expect(await reminderFor('remind me tomorrow at 9 to call mom', MONDAY_10AM, 'Asia/Tokyo')).toEqual([
+        ['create_reminder', { text: 'call mom', at: '2026-11-24T09:00:00' }],
+      ]);
+      const lateMonday = new Date('2026-11-24T01:30:00Z'); // Monday 22:30 in São Paulo, Tuesday 01:30 UTC
+      expect(await reminderFor('remind me tomorrow at 9 to call mom', lateMonday)).toEqual([
+        ['create_reminder', { text: 'call mom', at: '2026-11-24T09:00:00' }],
+      ]);
+      expect(await reminderFor('remind me tomorrow at 9 to call mom', lateMonday, 'UTC')).toEqual([
+        ['create_reminder', { text: 'call mom', at: '2026-11-25T09:00:00' }],
+      ]);
+      expect(await reminderFor('remind me in 20 minutes to stretch', lateMonday, 'Europe/Lisbon')).toEqual([
+        ['create_reminder', { text: 'stretch', at: '2026-11-24T01:50:00' }],
+      ]);
     });
 
-    it.each(['remind me to call Ana at 25:00', 'remind me to call Ana at 13pm', 'remind me to call Ana at 10:75', 'remind me to call Ana'])(
-      'rejects %p',
-      async (text) => {
-        const { response } = await plan(text);
-        expect(response.toolCalls).toEqual([]);
-        expect(response.content).toBe(OFFLINE_HELP);
-      },
-    );
+    it('reads UTC when no zone or an unknown one is given', async () => {
+      expect(await reminderFor('remind me to run at 15:00', MONDAY_10AM, undefined)).toEqual([
+        ['create_reminder', { text: 'run', at: '2026-11-23T15:00:00' }],
+      ]);
+      expect(await reminderFor('remind me to run at 15:00', MONDAY_10AM, 'Mars/Olympus')).toEqual([
+        ['create_reminder', { text: 'run', at: '2026-11-23T15:00:00' }],
+      ]);
+    });
+
+    it('counts "in 2 hours" across a daylight-saving change as two real hours', async () => {
+      // New York falls back at 02:00 on 1 November 2026: 00:30 EDT plus two hours is 01:30 EST.
+      const beforeFallBack = new Date('2026-11-01T04:30:00Z');
+      expect(await reminderFor('remind me in 2 hours to sleep', beforeFallBack, 'America/New_York')).toEqual([
+        ['create_reminder', { text: 'sleep', at: '2026-11-01T01:30:00' }],
+      ]);
+    });
+
+    it('keeps the time the user said when it falls in a daylight-saving gap', async () => {
+      // New York springs forward at 02:00 on 14 March 2027; the tool worker decides what 02:30 means.
+      const saturday = new Date('2027-03-13T15:00:00Z');
+      expect(await reminderFor('remind me every day at 2:30 to check the backup', saturday, 'America/New_York')).toEqual([
+        ['create_reminder', { text: 'check the backup', at: '2027-03-14T02:30:00', repeat: 'daily' }],
+      ]);
+    });
+
+    it('rolls over the end of the month and a weekday repeat skips the weekend', async () => {
+      const fridayNight = new Date('2026-11-28T01:30:00Z'); // Friday 27 November, 22:30 in São Paulo
+      expect(await reminderFor('remind me to sleep at 22:00', fridayNight)).toEqual([
+        ['create_reminder', { text: 'sleep', at: '2026-11-28T22:00:00' }],
+      ]);
+      expect(await reminderFor('remind me every weekday at 8 to stand up', fridayNight)).toEqual([
+        ['create_reminder', { text: 'stand up', at: '2026-11-30T08:00:00', repeat: 'weekdays' }],
+      ]);
+      const monthEnd = new Date('2026-12-01T02:30:00Z'); // 30 November, 23:30 in São Paulo
+      expect(await reminderFor('me lembra às 23h de dormir', monthEnd)).toEqual([
+        ['create_reminder', { text: 'dormir', at: '2026-12-01T23:00:00' }],
+      ]);
+    });
+
+    it('keeps "lembre que" for memory, not a reminder', async () => {
+      expect(await reminderFor('lembre que eu acordo às 6h')).toEqual([['remember', { content: 'eu acordo às 6h' }]]);
+    });
+
+    it.each([
+      'remind me to call Ana at 25:00',
+      'remind me to call Ana at 13pm',
+      'remind me to call Ana at 10:75',
+      'remind me to call Ana',
+      'remind me tomorrow to call Ana',
+      'remind me at 3pm',
+      'me lembra às 25h de ligar',
+    ])('rejects %p', async (text) => {
+      const { req } = request(text, { timezone: ZONE });
+      const response = await new OfflinePlanner({ now: () => MONDAY_10AM }).complete(req);
+      expect(response.toolCalls).toEqual([]);
+      expect(response.content).toBe(OFFLINE_HELP);
+    });
   });
 
   describe('text answers', () => {

@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
 
@@ -53,7 +53,14 @@ export class OpenAIChatModel implements ChatModel {
         if (part.function?.arguments) call.arguments += part.function.arguments;
         calls.set(index, call);
       }
-      if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+      // With include_usage the last chunk carries the call's usage (and no choices).
+      if (chunk.usage) {
+        usage = {
+          promptTokens: chunk.usage.prompt_tokens,
+          completionTokens: chunk.usage.completion_tokens,
+          cachedPromptTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        };
+      }
     }
     const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return { content, toolCalls, ...(usage ? { usage } : {}) };
@@ -71,23 +78,20 @@ function toolCallIndex(part: { index?: number; id?: string }, calls: Map<number,
   return part.id && (!current || (current.id !== '' && current.id !== part.id)) ? calls.size : Math.max(last, 0);
 }
 
-/** A model error no retry can fix: bad request, bad key, unknown model. */
-export function isPermanentModelError(error: unknown): boolean {
-  return (
-    error instanceof APIError &&
-    error.status !== undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    ![408, 409, 429].includes(error.status)
-  );
-}
-
 function toOpenAI(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
     case 'user':
-      return { role: 'user', content: message.content };
+      return message.images && message.images.length > 0
+        ? {
+            role: 'user',
+            content: [
+              { type: 'text', text: message.content },
+              ...message.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+            ],
+          }
+        : { role: 'user', content: message.content };
     case 'tool':
       return { role: 'tool', content: message.content, tool_call_id: message.tool_call_id ?? '' };
     case 'assistant':

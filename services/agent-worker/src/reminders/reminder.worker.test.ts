@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { createClientRedis, createDb, createLogger, createQueues, reminderFireJobId, type Db, type Queues, type Redis } from '@assistant/shared';
-import { createReminderProcessor, nextOccurrence, type ReminderDeps } from './reminder.worker';
+import { createReminderProcessor, fireReminder, type ReminderDeps } from './reminder.worker';
 
 const DAY = 86_400_000;
 let db: Db;
@@ -37,7 +37,7 @@ async function newUser(withMainSession = false): Promise<string> {
   return userId;
 }
 
-async function newReminder(userId: string, text: string, at: Date, repeat: 'daily' | 'weekly' | null = null): Promise<string> {
+async function newReminder(userId: string, text: string, at: Date, repeat: 'daily' | 'weekly' | 'monthly' | null = null): Promise<string> {
   const id = randomUUID();
   await db.query('INSERT INTO reminders (id, user_id, text, text_key, at, repeat) VALUES ($1, $2, $3::text, lower($3::text), $4, $5)', [
     id,
@@ -155,11 +155,18 @@ describe('cancel', () => {
   });
 });
 
-describe('nextOccurrence', () => {
-  it('is one period later, or the first one after now when several were missed', () => {
-    const at = new Date('2030-01-01T07:00:00Z');
-    expect(nextOccurrence(at, DAY, new Date('2030-01-01T07:00:01Z'))).toEqual(new Date('2030-01-02T07:00:00Z'));
-    expect(nextOccurrence(at, DAY, new Date('2029-12-31T23:00:00Z'))).toEqual(new Date('2030-01-02T07:00:00Z'));
-    expect(nextOccurrence(at, 7 * DAY, new Date('2030-01-20T08:00:00Z'))).toEqual(new Date('2030-01-22T07:00:00Z'));
+describe("repeats in the user's zone", () => {
+  it("keeps a New York user's daily 09:00 at 09:00 across the spring change, and a monthly one on its day", async () => {
+    const userId = await newUser();
+    await db.query("INSERT INTO user_preferences (user_id, timezone) VALUES ($1, 'America/New_York')", [userId]);
+    const at = new Date('2026-03-07T14:00:00Z'); // Saturday 09:00 EST
+    const daily = await newReminder(userId, 'Vitamins', at, 'daily');
+    await fireReminder(deps, daily, at, new Date('2026-03-07T14:00:01Z'));
+    expect((await reminder(daily))?.at).toEqual(new Date('2026-03-08T13:00:00Z')); // Sunday 09:00 EDT
+
+    const monthly = await newReminder(userId, 'Rent', at, 'monthly');
+    await db.query("UPDATE reminders SET local_at = '2026-01-31 09:00' WHERE id = $1", [monthly]);
+    await fireReminder(deps, monthly, at, new Date('2026-03-07T14:00:01Z'));
+    expect((await reminder(monthly))?.at).toEqual(new Date('2026-03-31T13:00:00Z'));
   });
 });

@@ -3,6 +3,8 @@ import {
   addOutboxJob,
   jobId,
   MAIN_SESSION_KEY,
+  nextOccurrence,
+  reminderWallClock,
   outboxJob,
   parseJob,
   reminderFireJob,
@@ -11,22 +13,20 @@ import {
   withTransaction,
   type DbClient,
   type OutboxEntry,
+  type ReminderTiming,
   type Runtime,
 } from '@assistant/shared';
 
 export type ReminderDeps = Pick<Runtime, 'db' | 'queues' | 'logger'>;
 
-interface DueReminder {
+interface DueReminder extends ReminderTiming {
   id: string;
   user_id: string;
   text: string;
-  repeat: 'daily' | 'weekly' | null;
   fired: boolean;
-  at: Date;
+  /** The user's zone, where a repeat's next time is computed. */
+  timezone: string;
 }
-
-const DAY_MS = 86_400_000;
-const PERIOD_MS = { daily: DAY_MS, weekly: 7 * DAY_MS } as const;
 
 /**
  * The reminders processor. `fire` posts a reminder's text to its user's main session exactly
@@ -63,8 +63,9 @@ export function createReminderProcessor(deps: ReminderDeps) {
 export async function fireReminder(deps: ReminderDeps, reminderId: string, at: Date, now = new Date()): Promise<OutboxEntry[]> {
   return withTransaction(deps.db, async (client) => {
     const found = await client.query<DueReminder>(
-      `SELECT id, user_id, text, repeat, at, COALESCE(last_fired_at >= at, false) AS fired
-       FROM reminders WHERE id = $1 FOR UPDATE`,
+      `SELECT r.id, r.user_id, r.text, r.repeat, r.at, r.local_at::text AS local_at, COALESCE(r.last_fired_at >= r.at, false) AS fired,
+              COALESCE(p.timezone, 'UTC') AS timezone
+       FROM reminders r LEFT JOIN user_preferences p ON p.user_id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`,
       [reminderId],
     );
     const reminder = found.rows[0];
@@ -79,7 +80,13 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
         jobId: jobId('notify', `${reminder.id}.${reminder.at.getTime()}`),
       }),
     ];
-    const nextAt = reminder.repeat ? nextOccurrence(reminder.at, PERIOD_MS[reminder.repeat], now) : reminder.at;
+    // The next time on the reminder's local rhythm after now: after downtime it fires once, not once per missed period.
+    const nextAt = reminder.repeat
+      ? nextOccurrence(
+          { repeat: reminder.repeat, anchor: reminderWallClock(reminder, reminder.timezone), zone: reminder.timezone },
+          new Date(Math.max(now.getTime(), reminder.at.getTime())),
+        )
+      : reminder.at;
     // last_fired_at never precedes `at`, so "fired" (last_fired_at >= at) holds even if this job ran a little early.
     await client.query('UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1', [
       reminder.id,
@@ -103,12 +110,6 @@ async function postToMainSession(client: DbClient, reminder: DueReminder): Promi
     (session.rows[0] as { id: string }).id,
     reminder.text,
   ]);
-}
-
-/** The first time after `now` on the reminder's rhythm: after downtime it fires once, not once per missed period. */
-export function nextOccurrence(at: Date, periodMs: number, now: Date): Date {
-  const missed = Math.max(0, Math.floor((now.getTime() - at.getTime()) / periodMs));
-  return new Date(at.getTime() + (missed + 1) * periodMs);
 }
 
 /**

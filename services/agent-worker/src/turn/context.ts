@@ -1,12 +1,15 @@
 import {
   buildHistory,
   buildSystemPrompt,
+  buildTurnContext,
   gotchasForTools,
   loadProfile,
   modelTools,
   pitfallLine,
   sessionKind,
   toolSummary,
+  userTimeZone,
+  type McpToolEntry,
   type Queryable,
   type StoredMessage,
 } from '@assistant/shared';
@@ -23,9 +26,19 @@ const HISTORY_ROWS = 500;
 const PITFALLS_SHOWN = 10;
 const TOOL_NAMES = modelTools.map((tool) => tool.name);
 
-/** The system prompt and conversation the model gets for the next step of a turn. */
-export async function buildModelMessages(db: Queryable, turn: TurnRow, historyTokenBudget: number): Promise<ChatMessage[]> {
-  const [users, profile, rows, gotchas, documents] = await Promise.all([
+/**
+ * The request the model gets for the next step of a turn, laid out so a provider can cache its
+ * prefix (CONTRACT §8): the system prompt (what changes rarely), the history (each message rendered
+ * as in every earlier request), then the turn's context right before the newest user message.
+ * With it the user's time zone, in which the offline planner reads times.
+ */
+export async function buildModelMessages(
+  db: Queryable,
+  turn: TurnRow,
+  historyTokenBudget: number,
+  mcpTools: readonly McpToolEntry[] = [],
+): Promise<{ messages: ChatMessage[]; timeZone: string }> {
+  const [users, profile, rows, gotchas, documents, timeZone] = await Promise.all([
     db.query<{ assistant_name: string; assistant_emoji: string | null; assistant_creature: string | null; assistant_tone: string | null; assistant_vibe: string | null }>(
       'SELECT assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe FROM users WHERE id = $1',
       [turn.user_id],
@@ -37,8 +50,9 @@ export async function buildModelMessages(db: Queryable, turn: TurnRow, historyTo
        ORDER BY id`,
       [turn.session_id],
     ),
-    gotchasForTools(db, turn.user_id, TOOL_NAMES, PITFALLS_SHOWN),
+    gotchasForTools(db, turn.user_id, [...TOOL_NAMES, ...mcpTools.map((tool) => tool.name)], PITFALLS_SHOWN),
     relevantDocuments(db, turn),
+    userTimeZone(db, turn.user_id),
   ]);
   const user = users.rows[0];
 
@@ -52,16 +66,24 @@ export async function buildModelMessages(db: Queryable, turn: TurnRow, historyTo
     },
     profile,
     sessionKind: sessionKind(turn.session_key),
-    toolSummary: toolSummary(),
-    pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)),
-    relevantDocuments: documents,
-    now: new Date(),
+    toolSummary: toolSummary(mcpTools),
   });
+  const context = buildTurnContext({ now: new Date(), timeZone, pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)), relevantDocuments: documents });
   const history = buildHistory(rows.rows, historyTokenBudget);
-  return [
-    { role: 'system', content: history.summary ? `${system}\n\n## Earlier in this conversation\n${history.summary}` : system },
-    ...history.messages.map(toChatMessage),
-  ];
+  const messages = history.messages.map(toChatMessage);
+  // Before the newest user message, so the tool calls and results of this turn's earlier steps
+  // follow it and repeat from step to step.
+  const newest = messages.findLastIndex((message) => message.role === 'user');
+  messages.splice(newest < 0 ? messages.length : newest, 0, { role: 'system', content: context });
+  return {
+    messages: [
+      { role: 'system', content: system },
+      // The summary changes as the window slides: outside the system prompt, it leaves that cacheable.
+      ...(history.summary ? [{ role: 'system' as const, content: `## Earlier in this conversation\n${history.summary}` }] : []),
+      ...messages,
+    ],
+    timeZone,
+  };
 }
 
 function toChatMessage(message: StoredMessage): ChatMessage {

@@ -1,4 +1,4 @@
-import { RefRegistry, searchDocuments, type Queryable, type RelevantDocument } from '@assistant/shared';
+import { RefRegistry, searchDocuments, sessionKind, type Queryable, type RelevantDocument } from '@assistant/shared';
 import type { TurnRow } from './turn-state';
 
 /** At most this many documents, each excerpt at most SNIPPET_CHARS, all within BUDGET_CHARS. */
@@ -7,9 +7,11 @@ export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 
 /**
  * Retrieval for the system prompt's `## Relevant documents` (CONTRACT §8): the user's documents
  * that best match the turn's message, by the same full-text search as `search_documents`, with
- * refs of the turn's session. Null when the user turned `use_rag_by_default` off.
+ * refs of the turn's session. Null when the user turned `use_rag_by_default` off, and always in a
+ * group session: a user's documents are private, and the group could ask the model to quote them.
  */
 export async function relevantDocuments(db: Queryable, turn: TurnRow): Promise<RelevantDocument[] | null> {
+  if (sessionKind(turn.session_key) === 'group') return null;
   const preferences = await db.query<{ use_rag_by_default: boolean }>(
     'SELECT use_rag_by_default FROM user_preferences WHERE user_id = $1',
     [turn.user_id],

@@ -1,20 +1,25 @@
 import {
   ACTIVE_STATUSES,
   appendOutbox,
+  describeCall,
   finishEntries,
-  getTool,
   jobId,
   outboxEvent,
   outboxJob,
+  recordModelUsage,
   sessionIdleDigestJob,
   stripUuids,
   withTransaction,
   type Db,
   type DbClient,
+  type McpToolEntry,
+  type ModelUsage,
   type OutboxEntry,
 } from '@assistant/shared';
-import type { ToolCall } from '../llm/chat-model';
+import { hasFreeSlot, headOfLane, insertUserMessages } from './lane-admission';
 import type { TaskRow, TurnState } from './turn-state';
+import { recordUnrunTask } from './unrun-tasks';
+import type { ScreenedCall } from './untrusted-output';
 
 /**
  * The agent's own transitions of a turn. Each runs in one transaction guarded by the turn's
@@ -26,6 +31,8 @@ export class TurnTransitions {
     private readonly db: Db,
     private readonly approvalTtlSeconds: number,
     private readonly sessionIdleSeconds: number,
+    private readonly maxToolCallsPerStep: number,
+    private readonly maxActiveTurnsPerUser: number,
   ) {}
 
   /** Starts the session's oldest queued turn, unless one of its turns is already active. */
@@ -38,12 +45,8 @@ export class TurnTransitions {
         ACTIVE_STATUSES,
       ]);
       if (active.rowCount !== 0) return undefined;
-      const next = await client.query<{ id: string; user_id: string; input: string; session_key: string }>(
-        `SELECT id, user_id, input, session_key FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
-        [sessionId],
-      );
-      const turn = next.rows[0];
-      if (!turn) return undefined;
+      const turn = await headOfLane(client, sessionId);
+      if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, this.maxActiveTurnsPerUser))) return undefined;
       // The preferences in force when the turn starts apply to the whole turn.
       await client.query(
         `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1,
@@ -51,11 +54,7 @@ export class TurnTransitions {
          FROM user_preferences p WHERE t.id = $1 AND p.user_id = t.user_id`,
         [turn.id],
       );
-      await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'user', $3)`, [
-        sessionId,
-        turn.id,
-        turn.input,
-      ]);
+      await insertUserMessages(client, sessionId, turn);
       await client.query('UPDATE sessions SET last_activity_at = NOW() WHERE id = $1', [sessionId]);
       await appendOutbox(client, turn.id, [
         outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
@@ -102,13 +101,22 @@ export class TurnTransitions {
   }
 
   /** Records the tool calls the model planned as tasks (and approvals in manual mode). */
-  async planTasks(state: TurnState, claim: string, content: string, calls: ToolCall[]): Promise<boolean> {
+  async planTasks(
+    state: TurnState,
+    claim: string,
+    content: string,
+    calls: ScreenedCall[],
+    mcpTools: readonly McpToolEntry[] = [],
+    usage?: ModelUsage,
+  ): Promise<boolean> {
     const { turn } = state;
     return this.claimed(turn.id, claim, async (client) => {
+      await recordModelUsage(client, turn, usage);
       const iteration = turn.iterations + 1;
       await client.query(
         `INSERT INTO messages (session_id, turn_id, role, content, tool_calls) VALUES ($1, $2, 'assistant', $3, $4)`,
-        [turn.session_id, turn.id, content, JSON.stringify(calls)],
+        // Only what goes back to the model: the screen's parsed copy of the arguments would double the row.
+        [turn.session_id, turn.id, content, JSON.stringify(calls.map(({ id, name, arguments: text }) => ({ id, name, arguments: text })))],
       );
       const last = await client.query<{ max: number | null }>('SELECT MAX(position) AS max FROM tasks WHERE turn_id = $1', [
         turn.id,
@@ -118,17 +126,19 @@ export class TurnTransitions {
       const planned: { id: string; description: string; tool_name: string }[] = [];
       for (const call of calls) {
         position += 1;
-        const spec = getTool(call.name);
-        const args = parseArguments(call.arguments);
-        const parsed = spec && args ? spec.input.safeParse(args) : undefined;
-        const description = stripUuids(parsed?.success && spec ? spec.describe(parsed.data) : `Call ${call.name}`);
-        const mutates = spec?.mutates ?? false;
+        const args = call.args;
+        if (!args) {
+          entries.push(...(await recordUnrunTask(client, turn, { call, iteration, position, maxCalls: this.maxToolCallsPerStep })));
+          planned.push({ id: `task_${position}`, description: `Call ${call.name}`, tool_name: call.name });
+          continue;
+        }
+        const { description, mutates } = describeCall(call.name, args, mcpTools);
         const needsApproval = mutates && !turn.autonomous;
         const ref = `task_${position}`;
         const inserted = await client.query<{ id: string }>(
           `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-          [turn.id, ref, position, iteration, call.id, call.name, args === undefined ? null : JSON.stringify(args), description, mutates,
+          [turn.id, ref, position, iteration, call.id, call.name, JSON.stringify(args), description, mutates,
             needsApproval ? 'awaiting_approval' : 'pending'],
         );
         planned.push({ id: ref, description, tool_name: call.name });
@@ -170,10 +180,12 @@ export class TurnTransitions {
     claim: string,
     content: string,
     status: 'completed' | 'limit_reached',
-    options: { countIteration: boolean; iterationLimit?: number },
+    options: { countIteration: boolean; iterationLimit?: number; usage?: ModelUsage | undefined },
   ): Promise<boolean> {
     const { turn } = state;
     return this.claimed(turn.id, claim, async (client) => {
+      // The step's usage commits with its outcome: a step retried after a crash is counted once.
+      await recordModelUsage(client, turn, options.usage);
       await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
         turn.session_id,
         turn.id,
@@ -214,7 +226,7 @@ export class TurnTransitions {
         [state.turn.id, state.turn.version, status ?? null],
       );
       if (updated.rowCount !== 1) return false;
-      await appendOutbox(client, state.turn.id, await change(client));
+      await appendOutbox(client, state.turn.id, [...(await change(client)), ...(status ? [parkedEntry(state)] : [])]);
       return true;
     });
   }
@@ -232,14 +244,11 @@ export class TurnTransitions {
   }
 }
 
-/** The model's argument text as an object, or undefined when it is not a JSON object. */
-export function parseArguments(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text === '' ? '{}' : text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+/** A turn that parks (waiting for an approval or an answer) frees a slot: the user's other lanes may start. */
+function parkedEntry(state: TurnState): OutboxEntry {
+  return outboxJob('agent-turns', 'lane', { sessionId: state.turn.session_id }, {
+    jobId: jobId('park', `${state.turn.id}.${state.turn.version}`),
+  });
 }
 
 /** Arguments as events show them: refs and names as the model gave them, never a UUID. */

@@ -1,4 +1,4 @@
-import type { Queryable, TaskStatus, TurnStatus } from '@assistant/shared';
+import type { MediaRef, Queryable, TaskStatus, TurnStatus } from '@assistant/shared';
 
 export interface TurnRow {
   id: string;
@@ -13,6 +13,8 @@ export interface TurnRow {
   model: string | null;
   version: number;
   claim: string | null;
+  /** A channel photo for the model (VISION), by the provider's reference. */
+  attachment?: MediaRef | null;
 }
 
 export interface TaskRow {
@@ -26,7 +28,7 @@ export interface TaskRow {
   description: string;
   mutates: boolean;
   status: TaskStatus;
-  failure: 'invalid' | 'error' | null;
+  failure: 'invalid' | 'error' | 'unknown' | null;
   asked: boolean;
 }
 
@@ -39,9 +41,10 @@ export interface TurnState {
 export async function loadTurnState(db: Queryable, turnId: string): Promise<TurnState | undefined> {
   // One round trip: the turn with the tasks of its latest iteration as a JSON array.
   const found = await db.query<TurnRow & { tasks: TaskRow[] }>(
-    `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status, t.input, t.iterations,
+    `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
+            array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
             COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
-            t.model, t.version, t.claim,
+            t.model, t.version, t.claim, t.attachment,
             COALESCE((SELECT json_agg(json_build_object(
                 'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
                 'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,

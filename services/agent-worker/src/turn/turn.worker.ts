@@ -1,9 +1,12 @@
-import type { Job } from 'bullmq';
-import { expireApproval, failTurn, InvalidJobError, parseJob, type Runtime } from '@assistant/shared';
-import { isPermanentModelError, type ChatModel } from '../llm';
+import { DelayedError, type Job } from 'bullmq';
+import { expireApproval, failTurn, InvalidJobError, jobId, parseJob, type Runtime } from '@assistant/shared';
+import { isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
 import { decide } from './decide';
+import { ModelCallParking } from './model-call-parking';
 import { runModelStep } from './model-step';
+import { msUntilDue, sessionsWaitingForSlot } from './lane-admission';
 import { TurnTransitions } from './transitions';
+import { TurnPhotos } from './turn-photo';
 import { loadTurnState } from './turn-state';
 
 /** More decisions than any turn needs in one job; a bug must not spin forever. */
@@ -12,19 +15,45 @@ const MAX_DECISIONS_PER_JOB = 200;
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
 export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
   const { db, outbox, logger, config } = runtime;
-  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS);
+  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS, config.MAX_TOOL_CALLS_PER_STEP,
+    config.MAX_ACTIVE_TURNS_PER_USER);
   const modelDeps = {
     db,
     transitions,
     events: runtime.events,
     model,
     defaultModel: config.OPENAI_MODEL,
+    modelAllowlist: config.MODEL_ALLOWLIST,
     historyTokenBudget: config.HISTORY_TOKEN_BUDGET,
+    maxToolCallsPerStep: config.MAX_TOOL_CALLS_PER_STEP,
     metrics: runtime.metrics,
+    mcp: runtime.mcp,
+    photos: new TurnPhotos(config, logger),
+    dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
   };
+  const parking = new ModelCallParking(config.JOB_LOCK_MS, logger);
+
+  /**
+   * Starts the session's next turn if it may, then gives the user's other waiting sessions their
+   * chance: a slot of MAX_ACTIVE_TURNS_PER_USER may have freed here.
+   */
+  async function startLanes(sessionId: string): Promise<void> {
+    const started = await transitions.activateNext(sessionId);
+    if (started) await outbox.flush(started);
+    const early = started ? undefined : await msUntilDue(db, sessionId);
+    if (early !== undefined) {
+      await runtime.queues['agent-turns'].add('lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
+    }
+    for (const other of await sessionsWaitingForSlot(db, sessionId, config.MAX_ACTIVE_TURNS_PER_USER)) {
+      const next = await transitions.activateNext(other);
+      if (next) await outbox.flush(next);
+    }
+  }
 
   /** Publishes what the turn owes, then takes decisions until the turn waits for something else. */
-  async function advance(turnId: string, job: Job): Promise<void> {
+  async function advance(turnId: string, job: Job, token: string | undefined): Promise<void> {
+    const parkedFailure = parking.takeFailure(job.id);
+    if (parkedFailure) throw parkedFailure;
     await outbox.flush(turnId);
     for (let i = 0; i < MAX_DECISIONS_PER_JOB; i++) {
       const state = await loadTurnState(db, turnId);
@@ -47,7 +76,8 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
           waitsNow = await transitions.askUser(state, decision.remaining);
           break;
         case 'call-model':
-          await runModelStep(modelDeps, state, job.id as string);
+          // Parks the job (throwing DelayedError) when the model takes a while to answer.
+          await parking.run(job, token, runModelStep(modelDeps, state, job.id as string));
           break;
       }
       await outbox.flush(turnId);
@@ -56,19 +86,18 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
   }
 
-  return async function processTurnJob(job: Job): Promise<void> {
+  return async function processTurnJob(job: Job, token?: string): Promise<void> {
     const log = logger.child({ job: job.name, jobId: job.id });
     try {
       switch (job.name) {
         case 'lane': {
           const { sessionId } = parseJob('agent-turns', 'lane', job.data) as { sessionId: string };
-          const started = await transitions.activateNext(sessionId);
-          if (started) await outbox.flush(started);
+          await startLanes(sessionId);
           return;
         }
         case 'advance': {
           const { turnId } = parseJob('agent-turns', 'advance', job.data) as { turnId: string };
-          await advance(turnId, job).catch((error: unknown) => giveUpIfFinal(turnId, job, error));
+          await advance(turnId, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error));
           return;
         }
         case 'expire-approval': {
@@ -92,12 +121,13 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
    * of hanging.
    */
   async function giveUpIfFinal(turnId: string, job: Job, error: unknown): Promise<void> {
+    if (error instanceof DelayedError) throw error;
     const permanent = isPermanentModelError(error);
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     logger.warn({ err: error, turnId, attempt: job.attemptsMade + 1, permanent }, 'turn step failed');
     if (!permanent && !lastAttempt) throw error;
     const message = permanent
-      ? `The model endpoint refused the request: ${error instanceof Error ? error.message : String(error)}`
+      ? userMessageForModelError(error)
       : 'The assistant could not finish this turn after several attempts.';
     if (await failTurn(db, turnId, permanent ? 'model_error' : 'turn_failed', message)) await outbox.flush(turnId);
   }

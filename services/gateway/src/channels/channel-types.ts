@@ -1,4 +1,4 @@
-import type { ChannelAddress } from '@assistant/shared';
+import type { ChannelAddress, MediaRef } from '@assistant/shared';
 
 export type ChannelName = ChannelAddress['channel'];
 
@@ -6,7 +6,14 @@ export type ChannelName = ChannelAddress['channel'];
 export type InboundContent =
   | { kind: 'text'; text: string }
   | { kind: 'button'; data: string }
+  | { kind: 'voice'; media: MediaRef }
+  | { kind: 'photo'; media: MediaRef; caption: string }
   | { kind: 'unsupported'; what: string };
+
+/** VISION (CONTRACT §2): whether photos are content the assistant reads, or unsupported. */
+export interface ContentOptions {
+  vision: boolean;
+}
 
 export interface InboundMessage {
   channel: ChannelName;
@@ -27,12 +34,18 @@ export interface Button {
 
 export interface OutboundPart {
   text: string;
+  /** Telegram: the part in HTML parse mode, sent first; `text` is then its plain fallback. */
+  html?: string;
   buttons?: Button[];
 }
+
+/** Markdown as parts of at most `limit` characters in a channel's own formatting. */
+export type MarkdownFormatter = (markdown: string, limit: number) => OutboundPart[];
 
 export interface ChannelSender {
   /** The longest text of one message, plain and with buttons (WhatsApp interactive bodies are shorter). */
   readonly limits: { text: number; withButtons: number };
+  readonly formatMarkdown: MarkdownFormatter;
   /** Sends one message and answers the provider's id for it. */
   send(recipient: string, part: OutboundPart): Promise<string>;
 }

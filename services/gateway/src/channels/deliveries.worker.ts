@@ -1,9 +1,11 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { InvalidJobError, parseJob, startWorker, type ChannelAddress, type JobData, type Redis, type Runtime } from '@assistant/shared';
-import { createChannelClients, enabledChannels, type ChannelClients } from './channel-clients';
+import { enabledChannels, type ChannelClients } from './channel-clients';
 import { ChannelApiError, recipientOf, type ChannelSender, type OutboundPart } from './channel-types';
+import { Transcriber } from '../llm/transcriber';
 import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
+import { createTranscriptionProcessor } from './voice-transcription.job';
 
 /** A provider that keeps answering 429 is given up on after this many pickups of one job. */
 const MAX_STARTS = 50;
@@ -16,6 +18,7 @@ const MAX_STARTS = 50;
  */
 export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients) {
   const { db, logger } = runtime;
+  const transcribe = createTranscriptionProcessor(runtime, new Transcriber(runtime.config));
 
   async function resolve(job: Job): Promise<{ to: ChannelAddress; message: OutboundMessage } | undefined> {
     switch (job.name) {
@@ -55,12 +58,14 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   }
 
   return async function processDelivery(job: Job, token?: string): Promise<void> {
+    // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
+    if (job.name === 'transcribe') return transcribe(job);
     const target = await resolve(job);
     if (!target) return;
     const sender = clients[target.to.channel];
     if (!sender) throw new UnrecoverableError(`${target.to.channel} is not configured on this gateway`);
     try {
-      await sendParts(job.id as string, target.to, sender, outboundParts(target.message, sender.limits));
+      await sendParts(job.id as string, target.to, sender, outboundParts(target.message, sender.limits, sender.formatMarkdown));
     } catch (error) {
       if (!(error instanceof ChannelApiError)) throw error;
       if (error.status === 429 && error.retryAfterMs !== undefined && job.attemptsStarted < MAX_STARTS) {
@@ -75,6 +80,6 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
 }
 
 /** The deliveries worker of a gateway process, on its own blocking connection. */
-export function startDeliveriesWorker(runtime: Runtime, connection: Redis): Worker {
-  return startWorker(runtime, 'deliveries', createDeliveryProcessor(runtime, createChannelClients(runtime.config)), connection);
+export function startDeliveriesWorker(runtime: Runtime, connection: Redis, clients: ChannelClients): Worker {
+  return startWorker(runtime, 'deliveries', createDeliveryProcessor(runtime, clients), connection);
 }

@@ -8,19 +8,22 @@ import {
 } from '@assistant/shared';
 import { createUserIn } from '../users/users.service';
 import { directAddress, type ChannelName, type InboundMessage } from './channel-types';
+import { timeZoneForPhone } from './whatsapp/phone-time-zone';
 
 /**
  * The user behind a channel identity; the first message of an unknown identity creates one.
  * Call inside the message's transaction: the lock serialises two first messages of one person.
  */
-export async function identityUser(client: DbClient, message: InboundMessage): Promise<string> {
+export async function identityUser(client: DbClient, message: InboundMessage, defaultTimeZone: string): Promise<string> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`identity:${message.channel}:${message.sender.id}`]);
   const known = await client.query<{ user_id: string }>(
     `UPDATE channel_identities SET last_seen_at = NOW() WHERE channel = $1 AND external_id = $2 RETURNING user_id`,
     [message.channel, message.sender.id],
   );
   if (known.rows[0]) return known.rows[0].user_id;
-  const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`);
+  // A WhatsApp id is the person's phone number, whose country tells their zone (CONTRACT §6).
+  const timeZone = (message.channel === 'whatsapp' ? timeZoneForPhone(message.sender.id) : undefined) ?? defaultTimeZone;
+  const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`, timeZone);
   await client.query(`INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)`, [
     message.channel,
     message.sender.id,

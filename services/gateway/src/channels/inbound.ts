@@ -1,18 +1,22 @@
-import { jobId, withTransaction, type ControlOutcome, type DbClient, type JobData, type Queues, type Runtime } from '@assistant/shared';
+import { jobId, withTransaction, type ControlOutcome, type DbClient, type JobData, type Runtime } from '@assistant/shared';
+import { hitRateLimit, MESSAGE_RATE } from '../http/rate-limit';
 import { resetSession } from '../sessions/reset-session';
 import { insertTurn } from '../turns/submit-message';
+import { isUserDisabled } from '../users/users.service';
 import { channelDecisionSchema, parseButtonData, type ChannelDecision } from './buttons';
 import type { InboundMessage } from './channel-types';
 import { parseCommand, parseYesNo } from './commands';
 import { applyDecision, openQuestionDecision } from './decisions';
 import { channelSessionKey, identityUser, linkIdentity } from './identities';
 import { consumeLinkCode } from './link-codes';
+import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 
 const REPLIES = {
-  unsupported: 'I can only read text messages for now, not photos, stickers, voice notes, files or locations. Please type what you need.',
+  unsupported: 'I can only read text messages and voice notes for now, not photos, stickers, files or locations. Please type what you need.',
   linked: 'Linked: this chat now talks to your existing assistant.',
   badCode: 'That link code is not valid or has expired. Get a new one and send /link CODE within 10 minutes.',
   newSession: 'Started a new conversation.',
+  disabled: 'This account is disabled, so I cannot answer. Please contact the operator of this assistant.',
 } as const;
 
 /** What a message led to. Kept on its channel_messages row so a redelivery can finish publishing it. */
@@ -21,6 +25,8 @@ interface Outcome {
   turnId: string | null;
   reply: string | null;
   decision: ChannelDecision | null;
+  /** A voice note whose transcript will start the turn. */
+  voice: PendingVoice | null;
 }
 
 export interface InboundResult {
@@ -36,7 +42,7 @@ export interface InboundResult {
  * case a crash cut them short.
  */
 export async function acceptInbound(runtime: Runtime, message: InboundMessage): Promise<InboundResult> {
-  const accepted = await withTransaction(runtime.db, (client) => record(client, runtime.queues, message));
+  const accepted = await withTransaction(runtime.db, (client) => record(client, runtime, message));
   const { outcome } = accepted;
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
@@ -44,10 +50,14 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
     const data: JobData<'deliveries', 'reply'> = { to: message.replyTo, text: outcome.reply };
     await runtime.queues.deliveries.add('reply', data, { jobId: jobId('reply', accepted.rowId) });
   }
+  if (outcome.voice && !outcome.turnId) {
+    const data: JobData<'deliveries', 'transcribe'> = { channelMessageId: accepted.rowId };
+    await runtime.queues.deliveries.add('transcribe', data, { jobId: jobId('transcribe', accepted.rowId) });
+  }
   return { ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
 }
 
-async function record(client: DbClient, queues: Queues, message: InboundMessage): Promise<{ rowId: string; outcome: Outcome }> {
+async function record(client: DbClient, runtime: Runtime, message: InboundMessage): Promise<{ rowId: string; outcome: Outcome }> {
   // A concurrent copy of the same delivery waits here for the first to commit, then finds its row.
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO channel_messages (channel, external_id) VALUES ($1, $2) ON CONFLICT (channel, external_id) DO NOTHING RETURNING id`,
@@ -55,31 +65,40 @@ async function record(client: DbClient, queues: Queues, message: InboundMessage)
   );
   const rowId = inserted.rows[0]?.id;
   if (!rowId) {
-    const found = await client.query<{ id: string; user_id: string | null; turn_id: string | null; reply: string | null; decision: unknown }>(
-      `SELECT id, user_id, turn_id, reply, decision FROM channel_messages WHERE channel = $1 AND external_id = $2`,
+    const found = await client.query<{ id: string; user_id: string | null; turn_id: string | null; reply: string | null; decision: unknown; media: unknown }>(
+      `SELECT id, user_id, turn_id, reply, decision, media FROM channel_messages WHERE channel = $1 AND external_id = $2`,
       [message.channel, message.externalId],
     );
     const row = found.rows[0];
     if (!row) throw new Error('channel message vanished while being redelivered');
     const decision = channelDecisionSchema.safeParse(row.decision);
+    const voice = pendingVoiceSchema.safeParse(row.media);
     return {
       rowId: row.id,
-      outcome: { userId: row.user_id, turnId: row.turn_id, reply: row.reply, decision: decision.success ? decision.data : null },
+      outcome: {
+        userId: row.user_id,
+        turnId: row.turn_id,
+        reply: row.reply,
+        decision: decision.success ? decision.data : null,
+        voice: voice.success ? voice.data : null,
+      },
     };
   }
-  const outcome = await handle(client, queues, message);
-  await client.query(`UPDATE channel_messages SET user_id = $2, turn_id = $3, reply = $4, decision = $5 WHERE id = $1`, [
+  const outcome = await handle(client, runtime, message);
+  await client.query(`UPDATE channel_messages SET user_id = $2, turn_id = $3, reply = $4, decision = $5, media = $6 WHERE id = $1`, [
     rowId,
     outcome.userId,
     outcome.turnId,
     outcome.reply,
     outcome.decision ? JSON.stringify(outcome.decision) : null,
+    outcome.voice ? JSON.stringify(outcome.voice) : null,
   ]);
   return { rowId, outcome };
 }
 
-async function handle(client: DbClient, queues: Queues, message: InboundMessage): Promise<Outcome> {
-  const none: Outcome = { userId: null, turnId: null, reply: null, decision: null };
+async function handle(client: DbClient, runtime: Runtime, message: InboundMessage): Promise<Outcome> {
+  const { queues, config } = runtime;
+  const none: Outcome = { userId: null, turnId: null, reply: null, decision: null, voice: null };
   const command = message.content.kind === 'text' ? parseCommand(message.content.text) : undefined;
   if (command?.kind === 'link') {
     // Linking must not create a user for the identity first: it is about to join an existing one.
@@ -89,10 +108,21 @@ async function handle(client: DbClient, queues: Queues, message: InboundMessage)
     return { ...none, userId, reply: REPLIES.linked };
   }
 
-  const userId = await identityUser(client, message);
+  const userId = await identityUser(client, message, config.DEFAULT_TIMEZONE);
+  if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   const content = message.content;
   if (content.kind === 'unsupported') return { ...none, userId, reply: REPLIES.unsupported };
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
+  if (content.kind === 'voice' || content.kind === 'photo') {
+    const media = await acceptMedia(client, config, message, userId, content);
+    return {
+      ...none,
+      userId,
+      reply: 'reply' in media ? media.reply : null,
+      turnId: 'turnId' in media ? media.turnId : null,
+      voice: 'voice' in media ? media.voice : null,
+    };
+  }
 
   const sessionKey = await channelSessionKey(client, userId, message);
   if (command?.kind === 'new') {
@@ -103,6 +133,25 @@ async function handle(client: DbClient, queues: Queues, message: InboundMessage)
   const yes = parseYesNo(content.text);
   const decision = yes === undefined ? undefined : await openQuestionDecision(client, userId, yes);
   if (decision) return { ...none, userId, decision };
-  const turnId = await insertTurn(client, { userId, sessionKey, text: content.text, origin: message.replyTo });
+  // Chats merge by default (CONTRACT §5): "hi", "can you", "add milk" get one answer.
+  const { turnId } = await insertTurn(client, {
+    userId,
+    sessionKey,
+    text: content.text,
+    origin: message.replyTo,
+    ifBusy: 'merge',
+    startAfterMs: await rateDelay(runtime, userId),
+  });
   return { ...none, userId, turnId };
+}
+
+/**
+ * A chat message over the user's message rate is never refused (the provider would only
+ * redeliver it): it is stored, merged, and its turn waits until the window allows.
+ */
+async function rateDelay(runtime: Runtime, userId: string): Promise<number | undefined> {
+  const limit = runtime.config.RATE_LIMIT_MESSAGES_PER_MINUTE;
+  if (limit <= 0) return undefined;
+  const { hits, msLeft } = await hitRateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, MESSAGE_RATE.name, userId, MESSAGE_RATE.windowMs);
+  return hits > limit ? Math.max(msLeft, 1) : undefined;
 }

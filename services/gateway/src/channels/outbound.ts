@@ -1,10 +1,12 @@
 import { eventSchemas, splitText, type JobData, type Queryable } from '@assistant/shared';
 import { approvalButtons, continueButtons } from './buttons';
-import type { Button, ChannelSender, OutboundPart } from './channel-types';
+import type { Button, ChannelSender, MarkdownFormatter, OutboundPart } from './channel-types';
 
 /** What a chat is sent: text, and buttons under its last part. */
 export interface OutboundMessage {
   text: string;
+  /** The model's answer is Markdown; our own texts (approvals, replies) are plain and sent as written. */
+  markdown?: boolean;
   buttons?: Button[];
 }
 
@@ -16,7 +18,7 @@ export async function renderTurnEvent(db: Queryable, data: JobData<'deliveries',
   const { event } = data;
   switch (event.type) {
     case 'message':
-      return { text: eventSchemas.message.parse(event).content };
+      return { text: eventSchemas.message.parse(event).content, markdown: true };
     case 'tool_approval_request': {
       const request = eventSchemas.tool_approval_request.parse(event);
       const task = await db.query<{ description: string }>(
@@ -28,17 +30,23 @@ export async function renderTurnEvent(db: Queryable, data: JobData<'deliveries',
     }
     case 'ask_user_continue':
       return { text: eventSchemas.ask_user_continue.parse(event).question, buttons: continueButtons(data.turnId) };
-    case 'error':
-      // The event's message may quote a provider's error: the chat gets a plain apology instead.
+    case 'error': {
+      // The event's message may quote a provider's error: the chat gets a plain apology instead,
+      // except for the budget's, which we wrote ourselves and which says when it resets.
+      const error = eventSchemas.error.parse(event);
+      if (error.code === 'budget_exhausted') return { text: error.message };
       return { text: 'Sorry, something went wrong and I could not finish that. Please try again.' };
+    }
   }
 }
 
 /** Parts under the channel's limits, in order; the buttons ride on the last one. */
-export function outboundParts(message: OutboundMessage, limits: ChannelSender['limits']): OutboundPart[] {
+export function outboundParts(message: OutboundMessage, limits: ChannelSender['limits'], formatMarkdown?: MarkdownFormatter): OutboundPart[] {
   if (message.text.trim() === '') return [];
-  if (!message.buttons) return splitText(message.text, limits.text).map((text) => ({ text }));
-  const parts: OutboundPart[] = splitText(message.text, limits.withButtons).map((text) => ({ text }));
-  (parts[parts.length - 1] as OutboundPart).buttons = message.buttons;
+  const limit = message.buttons ? limits.withButtons : limits.text;
+  const parts: OutboundPart[] =
+    message.markdown && formatMarkdown ? formatMarkdown(message.text, limit) : splitText(message.text, limit).map((text) => ({ text }));
+  const last = parts[parts.length - 1];
+  if (last && message.buttons) last.buttons = message.buttons;
   return parts;
 }

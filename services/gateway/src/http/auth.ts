@@ -1,8 +1,9 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Db } from '@assistant/shared';
-import { userIdForApiKey } from '../users/users.service';
+import { ownerOfApiKey } from '../users/users.service';
 import { HttpError } from './errors';
+import type { KeyUsageRecorder } from './key-usage';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -16,14 +17,16 @@ function bearer(req: Request): string | undefined {
   return match?.[1];
 }
 
-/** `Authorization: Bearer <api key>`; sets req.userId. */
-export function requireUser(db: Db): RequestHandler {
+/** `Authorization: Bearer <api key>`; sets req.userId. A disabled user's keys answer 403 `user_disabled`. */
+export function requireUser(db: Db, keyUsage: KeyUsageRecorder): RequestHandler {
   return async (req, _res, next) => {
     const key = bearer(req);
     if (!key) throw new HttpError(401, 'unauthorized', 'missing API key: send Authorization: Bearer <api key>');
-    const userId = await userIdForApiKey(db, key);
-    if (!userId) throw new HttpError(401, 'unauthorized', 'invalid API key');
-    req.userId = userId;
+    const owner = await ownerOfApiKey(db, key);
+    if (!owner) throw new HttpError(401, 'unauthorized', 'invalid API key');
+    if (owner.disabled) throw new HttpError(403, 'user_disabled', 'this user is disabled; ask the operator to enable it again');
+    keyUsage.touch(owner.keyId);
+    req.userId = owner.userId;
     next();
   };
 }

@@ -59,7 +59,7 @@ function toHttpError(error: unknown): HttpError {
 /** Connection failures of PostgreSQL or Redis: the client should retry, nothing was lost. */
 function isUnavailable(error: unknown): boolean {
   const text = error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ''}` : '';
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]/i.test(
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]|53300/i.test(
     text,
   );
 }

@@ -10,19 +10,33 @@ if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { hits, redis.call('PTTL', KEYS[1]) }
 `;
 
+/** The message rate (RATE_LIMIT_MESSAGES_PER_MINUTE): one counter per user for HTTP and channels alike. */
+export const MESSAGE_RATE = { name: 'messages', windowMs: 60_000 } as const;
+
+/** Counts one hit of a user in the current fixed window of `name`; the window's end comes with it. */
+export async function hitRateLimit(
+  redis: Redis,
+  prefix: string,
+  name: string,
+  userId: string,
+  windowMs: number,
+): Promise<{ hits: number; msLeft: number }> {
+  const [hits, msLeft] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}:ratelimit:${name}:${userId}`, windowMs)) as [number, number];
+  return { hits, msLeft: Math.max(0, msLeft) };
+}
+
 /**
  * A per-user limit kept in Redis, so it holds across every gateway copy: at most `limit`
  * requests per window; past it, 429 with Retry-After. Fixed windows are coarse at their edges
  * but cost one round trip and one key per user.
  */
-export function rateLimit(redis: Redis, prefix: string, name: string, limit: number, windowMs: number): RequestHandler {
+export function rateLimit(redis: Redis, prefix: string, name: string, limit: number, windowMs: number, noun = 'messages'): RequestHandler {
   return async (req, _res, next) => {
     if (limit <= 0) return next();
-    const key = `${prefix}:ratelimit:${name}:${userOf(req)}`;
-    const [hits, ttl] = (await redis.eval(HIT_SCRIPT, 1, key, windowMs)) as [number, number];
+    const { hits, msLeft } = await hitRateLimit(redis, prefix, name, userOf(req), windowMs);
     if (hits > limit) {
-      const retryAfter = Math.max(1, Math.ceil(ttl / 1000));
-      throw new HttpError(429, 'rate_limited', `too many messages: at most ${limit} per ${windowMs / 1000} s`, undefined, {
+      const retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
+      throw new HttpError(429, 'rate_limited', `too many ${noun}: at most ${limit} per ${windowMs / 1000} s`, undefined, {
         'Retry-After': String(retryAfter),
       });
     }

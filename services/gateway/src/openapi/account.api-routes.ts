@@ -103,6 +103,14 @@ export const accountApiRoutes: ApiRoute[] = [
     responses: { 201: { description: 'the gotcha', schema: shape.gotchaResponse } },
   },
   {
+    method: 'get',
+    path: '/v1/tools',
+    tag: 'tools',
+    summary: 'Every tool the model is offered: built-in ones first, then those of MCP servers',
+    auth: 'user',
+    responses: { 200: { description: 'the tools, in the order the model gets them', schema: z.array(shape.toolResponse) } },
+  },
+  {
     method: 'post',
     path: '/v1/link-codes',
     tag: 'channels',

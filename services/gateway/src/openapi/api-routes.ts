@@ -1,5 +1,6 @@
 import type { ApiRoute } from './api-route';
 import { accountApiRoutes } from './account.api-routes';
+import { operatorApiRoutes } from './operator.api-routes';
 import { publicApiRoutes } from './public.api-routes';
 import { turnApiRoutes } from './turn.api-routes';
 
@@ -7,4 +8,4 @@ import { turnApiRoutes } from './turn.api-routes';
  * Every route the gateway serves, for /openapi.json. A route under /v1 without an entry here
  * fails tests/openapi.e2e.test.ts, which compares this list with the express router.
  */
-export const apiRoutes: ApiRoute[] = [...publicApiRoutes, ...accountApiRoutes, ...turnApiRoutes];
+export const apiRoutes: ApiRoute[] = [...publicApiRoutes, ...accountApiRoutes, ...turnApiRoutes, ...operatorApiRoutes];

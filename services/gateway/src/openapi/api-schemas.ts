@@ -43,6 +43,7 @@ export const preferencesResponse = z
     max_iterations: z.number().int().min(1).max(50),
     default_model: z.string().nullable(),
     use_rag_by_default: z.boolean(),
+    timezone: z.string().describe('IANA time zone, e.g. America/Sao_Paulo: reminders and the clock the model sees'),
     settings: z.record(z.string(), z.unknown()),
     created_at: timestamp,
     updated_at: timestamp,
@@ -119,6 +120,14 @@ export const gotchaResponse = z.object({
   created_at: timestamp,
 });
 
+export const toolResponse = z.object({
+  name: z.string().meta({ description: 'what the model calls: a built-in name, or `<server>__<tool>` for an MCP tool' }),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()).meta({ description: "the arguments' JSON Schema, as the model gets it" }),
+  mutates: z.boolean().meta({ description: 'changes data: waits for approval in manual mode (MCP: unless `readOnlyHint: true`)' }),
+  source: z.string().meta({ description: '`builtin`, or the name of the MCP server (MCP_SERVERS) it comes from' }),
+});
+
 export const linkCodeResponse = z.object({
   code: z.string().meta({ description: 'send `/link CODE` from Telegram or WhatsApp' }),
   expires_at: timestamp,
@@ -138,6 +147,7 @@ export const namedSchemas: Record<string, z.ZodType> = {
   Preferences: preferencesResponse,
   Profile: profileResponse,
   Gotcha: gotchaResponse,
+  Tool: toolResponse,
   Turn: turnResponse,
   TurnEvent: turnEvent,
   Approval: approvalResponse,

@@ -19,13 +19,18 @@ export const turnApiRoutes: ApiRoute[] = [
     summary: 'Send a message: starts a turn',
     description:
       'Answers at once with the turn; follow it on `events_url`. Without `session_key` the message goes to the main ' +
-      `session \`agent:main:main\`. An empty text answers 400; one over ${MAX_MESSAGE_CHARS} characters, 413.`,
+      `session \`agent:main:main\`. An empty text answers 400; one over ${MAX_MESSAGE_CHARS} characters, 413. ` +
+      'When the session is busy, `if_busy` decides: `queue` (default) waits its turn; `merge` joins the queued turn ' +
+      '(its id is answered) or queues one; `reject` answers 409 `session_busy`; `interrupt` cancels the running turn ' +
+      '(a started tool finishes) and starts this one at once.',
     auth: 'user',
     body: postMessageBody,
     example: { text: 'create folder Work', session_key: 'agent:main:api:direct:docs' },
     responses: {
       202: { description: 'the turn is queued', schema: shape.submittedResponse },
+      409: failure('`if_busy: reject` and the session is busy (`session_busy`)'),
       413: failure(`the message is over ${MAX_MESSAGE_CHARS} characters, or the body over 1 MiB`),
+      429: failure('over RATE_LIMIT_MESSAGES_PER_MINUTE; see Retry-After'),
     },
   },
   {

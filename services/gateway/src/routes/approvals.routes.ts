@@ -16,10 +16,11 @@ export function approvalRoutes(runtime: Runtime): Router {
 
   router.get('/v1/approvals', async (req, res) => {
     const query = parse(listApprovalsQuery, req.query);
-    // An approval past its TTL reads as expired even before the expiry job has run.
+    // An approval past its TTL reads as expired even before the expiry job has run. `approval_id`
+    // is the name every event uses; `id` stays for clients written before it.
     const found = await db.query(
       `SELECT * FROM (
-         SELECT a.id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
+         SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
                 CASE WHEN a.status = 'pending' AND a.expires_at <= NOW() THEN 'expired' ELSE a.status END AS status,
                 t.session_key, a.created_at, a.expires_at, a.decided_at
          FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id

@@ -4,7 +4,8 @@ import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/sha
 import { userOf } from '../http/auth';
 import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
-import { rateLimit } from '../http/rate-limit';
+import { MESSAGE_RATE, rateLimit } from '../http/rate-limit';
+import { IF_BUSY } from '../turns/busy-session';
 import { submitMessage } from '../turns/submit-message';
 
 export const MAX_MESSAGE_CHARS = 16_000;
@@ -13,12 +14,19 @@ export const MAX_MESSAGE_CHARS = 16_000;
 export const postMessageBody = z.object({
   text: z.string().refine((text) => text.trim() !== '', 'must not be empty'),
   session_key: sessionKeySchema.optional(),
+  if_busy: z.enum(IF_BUSY).optional(),
 });
 
 export function messageRoutes(runtime: Runtime): Router {
   const router = Router();
   const { config } = runtime;
-  const limit = rateLimit(runtime.redis, config.QUEUE_PREFIX, 'messages', config.RATE_LIMIT_MESSAGES_PER_MINUTE, 60_000);
+  const limit = rateLimit(
+    runtime.redis,
+    config.QUEUE_PREFIX,
+    MESSAGE_RATE.name,
+    config.RATE_LIMIT_MESSAGES_PER_MINUTE,
+    MESSAGE_RATE.windowMs,
+  );
   router.post('/v1/messages', limit, async (req, res) => {
     const body = parse(postMessageBody, req.body);
     // Characters as people count them (code points), not UTF-16 units: an emoji is one.
@@ -29,6 +37,7 @@ export function messageRoutes(runtime: Runtime): Router {
       userId: userOf(req),
       sessionKey: body.session_key ?? MAIN_SESSION_KEY,
       text: body.text,
+      ifBusy: body.if_busy ?? 'queue',
     });
     res.status(202).json(submitted);
   });

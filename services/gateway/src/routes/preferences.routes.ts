@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { Runtime } from '@assistant/shared';
+import { addOutboxJob, moveRemindersToZone, timeZoneSchema, withTransaction, type OutboxEntry, type Runtime } from '@assistant/shared';
 import { userOf } from '../http/auth';
+import { HttpError } from '../http/errors';
 import { parse } from '../http/validate';
 
 /** Seed 001's validation rules; `settings` is merged key by key, with the keys we know checked. */
@@ -11,15 +12,17 @@ export const patchPreferencesBody = z
     max_iterations: z.number().int().min(1).max(50),
     default_model: z.string().trim().min(1).max(100).nullable(),
     use_rag_by_default: z.boolean(),
+    timezone: timeZoneSchema,
     settings: z.looseObject({ dm_scope: z.enum(['main', 'per-channel']).optional() }),
   })
   .partial();
 
-const COLUMNS = 'autonomous_mode, max_iterations, default_model, use_rag_by_default, settings, created_at, updated_at';
+const COLUMNS = 'autonomous_mode, max_iterations, default_model, use_rag_by_default, timezone, settings, created_at, updated_at';
 
 export function preferenceRoutes(runtime: Runtime): Router {
   const router = Router();
   const { db } = runtime;
+  const allowlist = runtime.config.MODEL_ALLOWLIST;
 
   router.get('/v1/preferences', async (req, res) => {
     const found = await db.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)]);
@@ -28,18 +31,31 @@ export function preferenceRoutes(runtime: Runtime): Router {
 
   router.patch('/v1/preferences', async (req, res) => {
     const body = parse(patchPreferencesBody, req.body);
+    // The operator pays for the model: only the ones they allow may be chosen (null = the default).
+    if (allowlist && typeof body.default_model === 'string' && !allowlist.includes(body.default_model)) {
+      const message = `must be one of: ${allowlist.join(', ')}`;
+      throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['default_model'], message }]);
+    }
     const fields = Object.entries(body).filter(([, value]) => value !== undefined);
     const sets = fields.map(([column], i) =>
       column === 'settings' ? `settings = settings || $${i + 2}::jsonb` : `${column} = $${i + 2}`,
     );
     const values = fields.map(([column, value]) => (column === 'settings' ? JSON.stringify(value) : value));
-    const found =
-      sets.length === 0
-        ? await db.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
-        : await db.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [
-            userOf(req),
-            ...values,
-          ]);
+    const jobs: OutboxEntry[] = [];
+    const found = await withTransaction(db, async (client) => {
+      const before = await client.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1 FOR UPDATE', [
+        userOf(req),
+      ]);
+      const from = before.rows[0]?.timezone;
+      // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones").
+      if (body.timezone !== undefined && from !== undefined && from !== body.timezone) {
+        jobs.push(...(await moveRemindersToZone(client, userOf(req), from, body.timezone)));
+      }
+      return sets.length === 0
+        ? client.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
+        : client.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [userOf(req), ...values]);
+    });
+    for (const job of jobs) if (job.kind === 'job') await addOutboxJob(runtime.queues, job);
     res.json(found.rows[0]);
   });
 

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { Runtime } from '@assistant/shared';
+import { requestErasure, type Runtime } from '@assistant/shared';
 import { requireAdmin, userOf } from '../http/auth';
 import { notFound } from '../http/errors';
 import { parse } from '../http/validate';
@@ -26,7 +26,7 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Rout
 
   router.post('/v1/users', requireAdmin(runtime.config.ADMIN_TOKEN), async (req, res) => {
     const body = parse(createUserBody, req.body);
-    res.status(201).json(await createUser(db, body.display_name));
+    res.status(201).json(await createUser(db, body.display_name, runtime.config.DEFAULT_TIMEZONE));
   });
 
   router.get('/v1/me', authenticate, async (req, res) => {
@@ -44,6 +44,13 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Rout
       [userOf(req), ...fields.map(([, value]) => (value === '' ? null : value))],
     );
     res.json(found.rows[0]);
+  });
+
+  /** Erasure (CONTRACT §3): the keys stop working now; a job removes everything else. */
+  router.delete('/v1/me', authenticate, async (req, res) => {
+    const userId = userOf(req);
+    if (!(await requestErasure(db, runtime.queues, userId))) throw notFound('user');
+    res.status(202).json({ id: userId, erasing: true });
   });
 
   return router;

@@ -1,16 +1,21 @@
 import { Router, type Response } from 'express';
-import { isFinal, type Db } from '@assistant/shared';
+import { isFinal, type Runtime } from '@assistant/shared';
 import { userOf } from '../http/auth';
-import { notFound } from '../http/errors';
+import { HttpError, notFound } from '../http/errors';
 import { idParam } from '../http/validate';
 import { STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
+import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
 /** Open SSE responses, so a shutdown can end them (clients reconnect elsewhere with Last-Event-ID). */
 export const openStreams = new Set<Response>();
 
 /** GET /v1/turns/:id/events (CONTRACT §4). */
-export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
+export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number): Router {
   const router = Router();
+  const { db } = runtime;
+  const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
+    runtime.logger.warn({ err: error }, 'stream slot bookkeeping failed'),
+  );
   router.get('/v1/turns/:id/events', async (req, res) => {
     const userId = userOf(req);
     const turnId = idParam(req.params.id, 'turn');
@@ -19,6 +24,12 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
 
     const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
     const lastId = STREAM_ID.test(requested) ? requested : '0-0';
+    const slot = await slots.acquire(userId);
+    if (!slot.granted) {
+      throw new HttpError(429, 'too_many_streams', `at most ${MAX_OPEN_STREAMS_PER_USER} open event streams per user; close one first`, undefined, {
+        'Retry-After': String(slot.retryAfterSeconds),
+      });
+    }
 
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -35,6 +46,7 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
     const close = () => {
       if (closed) return;
       closed = true;
+      slot.release();
       clearInterval(heartbeat);
       openStreams.delete(res);
       unwatch();
@@ -50,6 +62,8 @@ export function sseRoutes(db: Db, hub: EventHub, heartbeatMs: number): Router {
       void hub.pump(turnId);
     }, heartbeatMs);
     res.on('close', close);
+    // A client gone while its slot was being taken has no 'close' left to fire.
+    if (req.socket.destroyed) return close();
     unwatch = await hub.watch(turnId, lastId, deliver);
     if (closed) return unwatch();
     // A finished turn has nothing more to say to a client already past its `done` (EventSource

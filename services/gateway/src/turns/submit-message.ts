@@ -1,4 +1,5 @@
-import { appendOutbox, jobId, outboxJob, withTransaction, type ChannelAddress, type DbClient, type Runtime } from '@assistant/shared';
+import { appendOutbox, jobId, outboxJob, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type Runtime } from '@assistant/shared';
+import { applyIfBusy, wakeJob, type IfBusy } from './busy-session';
 
 export interface SubmittedMessage {
   turn_id: string;
@@ -12,14 +13,28 @@ export interface TurnInput {
   text: string;
   /** The chat a channel message came from: the turn's answers are delivered there. */
   origin?: ChannelAddress;
+  /** A channel photo the model sees with the text (VISION): a reference, fetched when the model request is built. */
+  attachment?: MediaRef;
+  /** What to do when the session is busy (CONTRACT §5); `queue` when unset. */
+  ifBusy?: IfBusy;
+  /** The message is over its user's rate: its turn may not start for this long (channels only). */
+  startAfterMs?: number;
+}
+
+export interface PlacedMessage {
+  /** The turn that will answer: a new one, or the queued turn the message was merged into. */
+  turnId: string;
+  /** Every turn whose outbox the caller flushes after committing (the answering one first). */
+  touched: string[];
 }
 
 /**
- * Queues a turn inside the caller's transaction: the session (created on first use), the turn
- * in `queued` and the job that starts it once it heads its session's lane. The caller flushes
- * the turn's outbox after committing.
+ * Queues a message inside the caller's transaction: the session (created on first use, its row
+ * locked until the commit), then `if_busy`, then, unless the message joined a queued turn, the
+ * turn in `queued` and the job that starts it once it heads its session's lane. The caller flushes
+ * the touched turns' outboxes after committing.
  */
-export async function insertTurn(client: DbClient, input: TurnInput): Promise<string> {
+export async function insertTurn(client: DbClient, input: TurnInput): Promise<PlacedMessage> {
   const session = await client.query<{ id: string }>(
     `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2)
      ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO UPDATE SET last_activity_at = NOW()
@@ -27,13 +42,30 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<st
     [input.userId, input.sessionKey],
   );
   const sessionId = (session.rows[0] as { id: string }).id;
+  // A turn carries one photo: a message with its own photo gets a turn of its own rather than merge.
+  const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
+  const busy = await applyIfBusy(client, sessionId, ifBusy, input);
+  if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
+  const delayMs = input.startAfterMs;
   const turn = await client.query<{ id: string }>(
-    `INSERT INTO turns (user_id, session_id, session_key, input, origin) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [input.userId, sessionId, input.sessionKey, input.text, input.origin ? JSON.stringify(input.origin) : null],
+    `INSERT INTO turns (user_id, session_id, session_key, input, origin, attachment, start_after)
+     VALUES ($1, $2, $3, $4, $5, $6, NOW() + make_interval(secs => $7::float8 / 1000)) RETURNING id`,
+    [
+      input.userId,
+      sessionId,
+      input.sessionKey,
+      input.text,
+      input.origin ? JSON.stringify(input.origin) : null,
+      input.attachment ? JSON.stringify(input.attachment) : null,
+      delayMs ?? null,
+    ],
   );
   const id = (turn.rows[0] as { id: string }).id;
-  await appendOutbox(client, id, [outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('lane', id) })]);
-  return id;
+  await appendOutbox(client, id, [
+    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('lane', id) }),
+    ...(delayMs !== undefined ? [wakeJob(sessionId, id, delayMs)] : []),
+  ]);
+  return { turnId: id, touched: [id, ...busy.cancelled] };
 }
 
 /**
@@ -41,7 +73,9 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<st
  * written only when it starts, so a client that connects to events_url right away misses nothing.
  */
 export async function submitMessage(runtime: Runtime, input: TurnInput): Promise<SubmittedMessage> {
-  const turnId = await withTransaction(runtime.db, (client) => insertTurn(client, input));
+  const { turnId, touched } = await withTransaction(runtime.db, (client) => insertTurn(client, input));
+  // The cancelled turns' `done` and lane jobs first: the new turn starts when their lanes clear.
+  for (const id of touched.slice(1)) await runtime.outbox.flush(id);
   await runtime.outbox.flush(turnId);
   return { turn_id: turnId, session_key: input.sessionKey, events_url: `/v1/turns/${turnId}/events` };
 }

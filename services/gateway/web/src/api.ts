@@ -75,6 +75,19 @@ export class Api {
   post = <T>(path: string, body: unknown = {}) => this.request<T>('POST', path, body);
   patch = <T>(path: string, body: unknown) => this.request<T>('PATCH', path, body);
   put = <T>(path: string, body: unknown) => this.request<T>('PUT', path, body);
+  delete = <T>(path: string) => this.request<T>('DELETE', path);
+
+  /** A whole answer as a file (the export), with the Authorization header a plain link cannot send. */
+  async download(path: string): Promise<Blob> {
+    let res: Response;
+    try {
+      res = await fetch(path, { headers: this.headers(), cache: 'no-store' });
+    } catch {
+      throw new ApiError(0, 'network', OFFLINE);
+    }
+    if (!res.ok) throw plainError(res.status, ((await res.json().catch(() => ({}))) ?? {}) as ErrorBody);
+    return res.blob();
+  }
 
   /** Opens a turn's event stream; EventSource cannot send the Authorization header, fetch can. */
   async events(turnId: string, lastEventId: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {

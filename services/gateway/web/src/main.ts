@@ -1,3 +1,4 @@
+import { AccountDialog } from './account.js';
 import { Api, ApiError } from './api.js';
 import { byId, el, errorText } from './dom.js';
 import { Settings } from './settings.js';
@@ -36,6 +37,10 @@ class ConsoleApp {
   private readonly input = byId<HTMLTextAreaElement>('message-input');
   private readonly chatError = byId('chat-error');
   private readonly settings = new Settings(() => this.signedIn());
+  private readonly account = new AccountDialog(
+    () => this.signedIn(),
+    () => this.signOut('Your account is being deleted, with everything the assistant kept about you.'),
+  );
   private stickToBottom = true;
 
   start(): void {
@@ -45,6 +50,7 @@ class ConsoleApp {
     });
     byId('sign-out').addEventListener('click', () => this.signOut());
     byId('open-settings').addEventListener('click', () => this.settings.open());
+    byId('open-account').addEventListener('click', () => this.account.open());
     byId('new-session').addEventListener('click', () => this.newSession());
     this.sessions.addEventListener('change', () => void this.openSession(this.sessions.value));
     byId<HTMLFormElement>('composer').addEventListener('submit', (event) => {
@@ -105,12 +111,12 @@ class ConsoleApp {
     this.input.focus();
   }
 
-  private signOut(): void {
+  private signOut(message = ''): void {
     this.stopStreams();
     this.api = undefined;
     savedKey.clear();
     this.log.replaceChildren();
-    this.showSignIn();
+    this.showSignIn(message);
   }
 
   private async loadSessions(): Promise<void> {

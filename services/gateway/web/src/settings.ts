@@ -4,6 +4,12 @@ import { button, byId, el, errorText } from './dom.js';
 interface Preferences {
   autonomous_mode: boolean;
   max_iterations: number;
+  timezone?: string;
+}
+
+/** The zone this browser runs in, the likeliest answer to "where are you?". */
+function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 interface Gotcha {
@@ -30,6 +36,7 @@ export class Settings {
   private readonly dialog = byId<HTMLDialogElement>('settings');
   private readonly autonomous = byId<HTMLInputElement>('autonomous-mode');
   private readonly maxIterations = byId<HTMLInputElement>('max-iterations');
+  private readonly timezone = byId<HTMLInputElement>('timezone');
   private readonly preferencesForm = byId<HTMLFormElement>('preferences-form');
   private readonly preferencesFields = byId<HTMLFieldSetElement>('preferences-fields');
   private readonly preferencesStatus = byId('preferences-status');
@@ -38,6 +45,12 @@ export class Settings {
 
   constructor(private readonly api: () => Api) {
     byId('close-settings').addEventListener('click', () => this.dialog.close());
+    const useBrowserZone = byId<HTMLButtonElement>('use-browser-timezone');
+    useBrowserZone.textContent = `Use this browser's zone (${browserTimeZone()})`;
+    useBrowserZone.addEventListener('click', () => {
+      this.timezone.value = browserTimeZone();
+    });
+    byId('timezone-names').replaceChildren(...Intl.supportedValuesOf('timeZone').map((zone) => el('option', { value: zone })));
     this.preferencesForm.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.savePreferences();
@@ -71,6 +84,7 @@ export class Settings {
   private show(preferences: Preferences): void {
     this.autonomous.checked = preferences.autonomous_mode;
     this.maxIterations.value = String(preferences.max_iterations);
+    this.timezone.value = preferences.timezone ?? '';
   }
 
   private async savePreferences(): Promise<void> {
@@ -79,6 +93,7 @@ export class Settings {
       const saved = await this.api().patch<Preferences>('/v1/preferences', {
         autonomous_mode: this.autonomous.checked,
         max_iterations: Number(this.maxIterations.value),
+        timezone: this.timezone.value.trim(),
       });
       this.show(saved);
       const effect = saved.autonomous_mode ? 'Tools now run without asking.' : 'Tools that change data will ask for approval.';

@@ -58,9 +58,10 @@ describe('create_reminder', () => {
       reminder_id: 'reminder_1',
       text: 'Meditate',
       at: '2031-05-01T10:00:00.000Z',
+      at_local: '2031-05-01 10:00 (UTC)',
       repeat: 'daily',
       habit_id: 'habit_1',
-      message: 'Reminder "Meditate" set for 2031-05-01T10:00:00.000Z [ID: reminder_1], repeating daily, for habit "Meditação" [ID: habit_1].',
+      message: 'Reminder "Meditate" set for 2031-05-01 10:00 (UTC) [ID: reminder_1], repeating daily, for habit "Meditação" [ID: habit_1].',
       next_step: 'To change or cancel it, pass reminder_id="reminder_1" to update_reminder or delete_reminder.',
     });
     const [row] = await reminders(user);
@@ -121,9 +122,11 @@ describe('create_reminder', () => {
   it('refuses invalid fields before touching the database', () => {
     const at = inHours(1);
     expect(invalid('create_reminder', { text: 'Go', at: 'tomorrow at 7' })).toEqual([
-      'at: must be an ISO 8601 date-time with a time zone, like 2026-05-01T07:00:00-03:00',
+      "at: must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
     ]);
-    expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01T07:00:00' })[0]).toMatch(/^at: /);
+    // Without an offset it is the user's local time (CONTRACT §7): valid.
+    expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01T07:00:00' })).toEqual([]);
+    expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01' })[0]).toMatch(/^at: /);
     expect(invalid('create_reminder', { text: 'Go', at, repeat: 'hourly' })[0]).toMatch(/^repeat: /);
     expect(invalid('create_reminder', { text: ' ', at })).toEqual(['text: must not be blank']);
   });
@@ -139,13 +142,13 @@ describe('list_reminders', () => {
     expect(result).toEqual({
       success: true,
       reminders: [
-        { reminder_id: 'reminder_2', text: 'Stretch', at: '2031-01-01T08:00:00.000Z', repeat: 'weekly', habit_id: 'habit_1' },
-        { reminder_id: 'reminder_1', text: 'Later', at: '2031-01-02T08:00:00.000Z' },
+        { reminder_id: 'reminder_2', text: 'Stretch', at: '2031-01-01T08:00:00.000Z', at_local: '2031-01-01 08:00 (UTC)', repeat: 'weekly', habit_id: 'habit_1' },
+        { reminder_id: 'reminder_1', text: 'Later', at: '2031-01-02T08:00:00.000Z', at_local: '2031-01-02 08:00 (UTC)' },
       ],
       message: [
-        'There are 2 reminders, soonest first:',
-        '- "Stretch" [ID: reminder_2] fires at 2031-01-01T08:00:00.000Z, repeating weekly',
-        '- "Later" [ID: reminder_1] fires at 2031-01-02T08:00:00.000Z',
+        'There are 2 reminders, soonest first (times in UTC):',
+        '- "Stretch" [ID: reminder_2] fires at 2031-01-01 08:00 (UTC), repeating weekly',
+        '- "Later" [ID: reminder_1] fires at 2031-01-02 08:00 (UTC)',
       ].join('\n'),
       next_step: 'To change or cancel one, pass its reminder_id.',
     });
@@ -169,8 +172,9 @@ describe('update_reminder', () => {
       reminder_id: 'reminder_1',
       text: 'Water',
       at: '2031-03-01T10:30:00.000Z',
+      at_local: '2031-03-01 10:30 (UTC)',
       repeat: 'daily',
-      message: 'Reminder "Water" updated [ID: reminder_1]: fires at 2031-03-01T10:30:00.000Z, repeating daily.',
+      message: 'Reminder "Water" updated [ID: reminder_1]: fires at 2031-03-01 10:30 (UTC), repeating daily.',
       next_step: 'Its ref is still reminder_1.',
     });
     const [row] = await reminders(user);
@@ -228,7 +232,7 @@ describe('update_reminder', () => {
       'arguments: give at least one of text, at, repeat or habit_id to change',
     ]);
     expect(invalid('update_reminder', { reminder_id: 'reminder_1', at: '07:00' })[0]).toMatch(/^at: /);
-    expect(invalid('update_reminder', { reminder_id: 'reminder_1', repeat: 'monthly' })[0]).toMatch(/^repeat: /);
+    expect(invalid('update_reminder', { reminder_id: 'reminder_1', repeat: 'hourly' })[0]).toMatch(/^repeat: /);
   });
 
   it("cannot see or change another user's reminder, by text, by a planted ref or by its UUID", async () => {
@@ -259,11 +263,54 @@ describe('delete_reminder', () => {
       reminder_id: 'reminder_1',
       text: 'Water',
       at: new Date(at).toISOString(),
+      at_local: `${at.slice(0, 10)} ${at.slice(11, 16)} (UTC)`,
       message: 'Reminder "Water" deleted [ID: reminder_1]; it will not fire.',
       next_step: 'reminder_1 no longer exists; do not use it again.',
     });
     expect(await reminders(user)).toEqual([]);
     expect(scheduledFor(row?.id as string).map((job) => job.name)).toEqual(['fire', 'cancel']);
     expect(await run('delete_reminder', { reminder_id: 'reminder_1' }, user)).toMatchObject({ success: false });
+  });
+});
+
+describe("times in the user's zone (CONTRACT §7)", () => {
+  async function userIn(zone: string): Promise<TestUser> {
+    const user = await harness.newUser();
+    await harness.pool.query('INSERT INTO user_preferences (user_id, timezone) VALUES ($1, $2)', [user.userId, zone]);
+    return user;
+  }
+
+  it('reads `at` without an offset as local time, with one as that instant, and shows local times with the zone', async () => {
+    const user = await userIn('America/Sao_Paulo');
+    const local = await run('create_reminder', { text: 'Call mom', at: '2031-11-24T15:00:00' }, user);
+    expect(local).toMatchObject({
+      success: true,
+      at: '2031-11-24T15:00:00.000-03:00',
+      at_local: '2031-11-24 15:00 (America/Sao_Paulo)',
+      message: 'Reminder "Call mom" set for 2031-11-24 15:00 (America/Sao_Paulo) [ID: reminder_1].',
+    });
+    const instant = await run('create_reminder', { text: 'Standup', at: '2031-11-24T15:00:00Z' }, user);
+    expect(instant).toMatchObject({ at_local: '2031-11-24 12:00 (America/Sao_Paulo)' });
+    const rows = await reminders(user);
+    expect(rows.map((row) => row.at.toISOString())).toEqual(['2031-11-24T18:00:00.000Z', '2031-11-24T15:00:00.000Z']);
+    const list = await run('list_reminders', {}, user);
+    expect(list.message).toContain('- "Standup" [ID: reminder_2] fires at 2031-11-24 12:00 (America/Sao_Paulo)');
+  });
+
+  it('moves a time in the spring-forward gap forward and takes the first of two overlapping ones', async () => {
+    const user = await userIn('America/New_York');
+    const gap = await run('create_reminder', { text: 'Gap', at: '2031-03-09T02:30:00' }, user);
+    expect(gap).toMatchObject({ at: '2031-03-09T03:30:00.000-04:00' });
+    const overlap = await run('create_reminder', { text: 'Overlap', at: '2031-11-02T01:30:00' }, user);
+    expect(overlap).toMatchObject({ at: '2031-11-02T01:30:00.000-04:00' });
+  });
+
+  it('starts a weekdays reminder set for a Saturday on Monday, and a monthly one keeps its local time', async () => {
+    const user = await userIn('Europe/Lisbon');
+    // 2031-03-29 is a Saturday; Lisbon moves to summer time on Sunday the 30th.
+    const weekdays = await run('create_reminder', { text: 'Work', at: '2031-03-29T09:00:00', repeat: 'weekdays' }, user);
+    expect(weekdays).toMatchObject({ at: '2031-03-31T09:00:00.000+01:00', repeat: 'weekdays' });
+    const monthly = await run('update_reminder', { reminder_id: 'reminder_1', repeat: 'monthly' }, user);
+    expect(monthly).toMatchObject({ at: '2031-04-29T09:00:00.000+01:00', repeat: 'monthly' });
   });
 });

@@ -1,4 +1,20 @@
-import { fail, nameKey, ok, reminderCancelJob, reminderFireJob, type ToolResult } from '@assistant/shared';
+import {
+  fail,
+  firstFiring,
+  formatLocal,
+  isoInZone,
+  nameKey,
+  ok,
+  parseLocalDateTime,
+  reminderCancelJob,
+  reminderFireJob,
+  reminderWallClock,
+  userTimeZone,
+  wallClockText,
+  type ReminderRepeat,
+  type ToolResult,
+  type WallClock,
+} from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 import { habitPart, LIST_LIMIT, listLines, lockNames, resolveHabitLink } from './entity-support';
 
@@ -6,7 +22,9 @@ interface ReminderRow {
   id: string;
   text: string;
   at: Date;
-  repeat: string | null;
+  repeat: ReminderRepeat | null;
+  /** The wall-clock time it was set for, in the user's zone (`timestamp` text). */
+  local_at: string | null;
   habit_id: string | null;
   habit_name: string | null;
   last_fired_at: Date | null;
@@ -15,7 +33,7 @@ interface ReminderRow {
 /** A time up to this far in the past (the model took a while to answer) still counts: it fires at once. */
 const PAST_GRACE_MS = 60_000;
 
-const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.habit_id, h.name AS habit_name, r.last_fired_at';
+const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.local_at::text AS local_at, r.habit_id, h.name AS habit_name, r.last_fired_at';
 const FROM = 'reminders r LEFT JOIN habits h ON h.id = r.habit_id AND h.user_id = r.user_id';
 
 export const reminderHandlers: Pick<
@@ -24,8 +42,11 @@ export const reminderHandlers: Pick<
 > = {
   async create_reminder(args, ctx) {
     const habit = await resolveHabitLink(ctx, args.habit_id);
-    const at = new Date(args.at);
-    if (isPast(at)) return pastTime(args.at);
+    const zone = await userTimeZone(ctx.db, ctx.userId, true);
+    const when = parseLocalDateTime(args.at, zone);
+    if (!when) return badTime(args.at);
+    if (isPast(when.instant)) return pastTime(args.at, zone);
+    const at = firstFiring(args.repeat ?? null, when.wall, when.instant, zone, new Date());
     await lockNames(ctx, 'reminder');
     const existing = await findSameReminder(ctx, args.text, at, ctx.entityId);
     if (existing) {
@@ -35,16 +56,16 @@ export const reminderHandlers: Pick<
       });
     }
     await ctx.db.query(
-      `INSERT INTO reminders (id, user_id, habit_id, text, text_key, at, repeat) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO reminders (id, user_id, habit_id, text, text_key, at, repeat, local_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (id) DO NOTHING`,
-      [ctx.entityId, ctx.userId, habit?.id ?? null, args.text, nameKey(args.text), at, args.repeat ?? null],
+      [ctx.entityId, ctx.userId, habit?.id ?? null, args.text, nameKey(args.text), at, args.repeat ?? null, wallClockText(when.wall)],
     );
     // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
     const reminder = await loadReminder(ctx, ctx.entityId);
     ctx.afterCommit(reminderFireJob(reminder.id, reminder.at));
-    const fields = await reminderFields(ctx, reminder);
+    const fields = await reminderFields(ctx, reminder, zone);
     return ok(
-      `Reminder "${reminder.text}" set for ${fields.at} [ID: ${fields.reminder_id}]${repeatPart(reminder)}${await habitPart(ctx, reminder.habit_id, reminder.habit_name)}.`,
+      `Reminder "${reminder.text}" set for ${fields.at_local} [ID: ${fields.reminder_id}]${repeatPart(reminder)}${await habitPart(ctx, reminder.habit_id, reminder.habit_name)}.`,
       fields,
       `To change or cancel it, pass reminder_id="${fields.reminder_id}" to update_reminder or delete_reminder.`,
     );
@@ -53,14 +74,18 @@ export const reminderHandlers: Pick<
   async update_reminder(args, ctx) {
     const target = await ctx.refs.resolve('reminder', args.reminder_id, ctx.db);
     const habit = await resolveHabitLink(ctx, args.habit_id);
-    if (args.at !== undefined && isPast(new Date(args.at))) return pastTime(args.at);
+    const zone = await userTimeZone(ctx.db, ctx.userId, true);
+    const when = args.at !== undefined ? parseLocalDateTime(args.at, zone) : undefined;
+    if (args.at !== undefined && !when) return badTime(args.at);
+    if (when && isPast(when.instant)) return pastTime(args.at as string, zone);
     await lockNames(ctx, 'reminder');
     const reminder = await loadReminder(ctx, target.id);
+    const repeat = args.repeat === undefined ? reminder.repeat : args.repeat;
     const next: ReminderRow = {
       ...reminder,
       text: args.text ?? reminder.text,
-      at: args.at !== undefined ? new Date(args.at) : reminder.at,
-      repeat: args.repeat === undefined ? reminder.repeat : args.repeat,
+      ...timing(reminder, repeat, when, zone),
+      repeat,
       habit_id: habit === undefined ? reminder.habit_id : (habit?.id ?? null),
       habit_name: habit === undefined ? reminder.habit_name : (habit?.label ?? null),
     };
@@ -74,18 +99,18 @@ export const reminderHandlers: Pick<
       );
     }
     await ctx.db.query(
-      `UPDATE reminders SET text = $3, text_key = $4, at = $5, repeat = $6, habit_id = $7, updated_at = NOW()
+      `UPDATE reminders SET text = $3, text_key = $4, at = $5, repeat = $6, habit_id = $7, local_at = $8, updated_at = NOW()
        WHERE id = $1 AND user_id = $2`,
-      [reminder.id, ctx.userId, next.text, nameKey(next.text), next.at, next.repeat, next.habit_id],
+      [reminder.id, ctx.userId, next.text, nameKey(next.text), next.at, next.repeat, next.habit_id, next.local_at],
     );
     if (next.at.getTime() !== reminder.at.getTime()) {
       // The old job would find `at` changed and do nothing; removing it just keeps the queue tidy.
       ctx.afterCommit(reminderCancelJob(reminder.id, reminder.at));
       ctx.afterCommit(reminderFireJob(reminder.id, next.at));
     }
-    const fields = await reminderFields(ctx, next);
+    const fields = await reminderFields(ctx, next, zone);
     return ok(
-      `Reminder "${next.text}" updated [ID: ${fields.reminder_id}]: ${whenPart(next)}${repeatPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
+      `Reminder "${next.text}" updated [ID: ${fields.reminder_id}]: ${whenPart(next, zone)}${repeatPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
       fields,
       `Its ref is still ${fields.reminder_id}.`,
     );
@@ -93,18 +118,20 @@ export const reminderHandlers: Pick<
 
   async delete_reminder(args, ctx) {
     const target = await ctx.refs.resolve('reminder', args.reminder_id, ctx.db);
+    const zone = await userTimeZone(ctx.db, ctx.userId);
     const reminder = await loadReminder(ctx, target.id);
     await ctx.db.query('DELETE FROM reminders WHERE id = $1 AND user_id = $2', [reminder.id, ctx.userId]);
     // Its job, if already due, finds no reminder and does nothing: a deleted reminder never fires.
     ctx.afterCommit(reminderCancelJob(reminder.id, reminder.at));
     return ok(
       `Reminder "${reminder.text}" deleted [ID: ${target.ref}]; it will not fire.`,
-      await reminderFields(ctx, reminder),
+      await reminderFields(ctx, reminder, zone),
       `${target.ref} no longer exists; do not use it again.`,
     );
   },
 
   async list_reminders(_args, ctx) {
+    const zone = await userTimeZone(ctx.db, ctx.userId);
     const found = await ctx.db.query<ReminderRow & { total: number }>(
       `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM ${FROM}
        WHERE r.user_id = $1 ORDER BY r.at, r.text_key LIMIT ${LIST_LIMIT}`,
@@ -119,15 +146,15 @@ export const reminderHandlers: Pick<
       'habit',
       found.rows.flatMap((row) => (row.habit_id ? [row.habit_id] : [])),
     );
-    const reminders = found.rows.map((row) => fieldsOf(row, refs.get(row.id) as string, row.habit_id ? habitRefs.get(row.habit_id) : undefined));
+    const reminders = found.rows.map((row) => fieldsOf(row, zone, refs.get(row.id) as string, row.habit_id ? habitRefs.get(row.habit_id) : undefined));
     const total = found.rows[0]?.total ?? reminders.length;
     const lines = listLines(
-      found.rows.map((row, i) => ({ ref: reminders[i]?.reminder_id as string, label: row.text, details: `${whenPart(row)}${repeatPart(row)}` })),
+      found.rows.map((row, i) => ({ ref: reminders[i]?.reminder_id as string, label: row.text, details: `${whenPart(row, zone)}${repeatPart(row)}` })),
       total,
       'reminders',
     );
     return ok(
-      [`There ${total === 1 ? 'is 1 reminder' : `are ${total} reminders`}, soonest first:`, ...lines].join('\n'),
+      [`There ${total === 1 ? 'is 1 reminder' : `are ${total} reminders`}, soonest first (times in ${zone}):`, ...lines].join('\n'),
       { reminders },
       'To change or cancel one, pass its reminder_id.',
     );
@@ -138,8 +165,28 @@ function isPast(at: Date): boolean {
   return at.getTime() < Date.now() - PAST_GRACE_MS;
 }
 
-function pastTime(at: string): ToolResult {
-  return fail(`The time ${at} is in the past.`, `It is now ${new Date().toISOString()}; pass a time in the future.`);
+function pastTime(at: string, zone: string): ToolResult {
+  return fail(`The time ${at} is in the past.`, `It is now ${formatLocal(new Date(), zone)}; pass a time in the future.`);
+}
+
+function badTime(at: string): ToolResult {
+  return fail(`The time ${at} is not a date and time that exists.`, 'Pass an ISO 8601 date-time like 2026-05-01T07:00:00.');
+}
+
+/**
+ * `at` and `local_at` after an update: a new time is the new wall-clock anchor; a new repetition
+ * of an unchanged time keeps the anchor and starts at its next occurrence from now.
+ */
+function timing(
+  reminder: ReminderRow,
+  repeat: ReminderRepeat | null,
+  when: { instant: Date; wall: WallClock } | undefined,
+  zone: string,
+): Pick<ReminderRow, 'at' | 'local_at'> {
+  const wall = when?.wall ?? reminderWallClock(reminder, zone);
+  const instant = when?.instant ?? reminder.at;
+  if (!when && repeat === reminder.repeat) return { at: reminder.at, local_at: reminder.local_at };
+  return { at: firstFiring(repeat, wall, instant, zone, new Date()), local_at: wallClockText(wall) };
 }
 
 /** A reminder of the user with the same folded text at the same time, other than exceptId. */
@@ -159,26 +206,29 @@ async function loadReminder(ctx: ToolContext, id: string): Promise<ReminderRow> 
   return found.rows[0];
 }
 
-async function reminderFields(ctx: ToolContext, reminder: ReminderRow) {
+async function reminderFields(ctx: ToolContext, reminder: ReminderRow, zone: string) {
   const habitRef = reminder.habit_id ? await ctx.refs.refFor('habit', reminder.habit_id) : undefined;
-  return fieldsOf(reminder, await ctx.refs.refFor('reminder', reminder.id), habitRef);
+  return fieldsOf(reminder, zone, await ctx.refs.refFor('reminder', reminder.id), habitRef);
 }
 
-function fieldsOf(reminder: ReminderRow, ref: string, habitRef: string | undefined) {
+/** `at` in the user's zone, as ISO 8601 the model can pass back, and as the user reads it (CONTRACT §7). */
+function fieldsOf(reminder: ReminderRow, zone: string, ref: string, habitRef: string | undefined) {
   return {
     reminder_id: ref,
     text: reminder.text,
-    at: reminder.at.toISOString(),
+    at: isoInZone(reminder.at, zone),
+    at_local: formatLocal(reminder.at, zone),
     ...(reminder.repeat ? { repeat: reminder.repeat } : {}),
     ...(habitRef ? { habit_id: habitRef } : {}),
-    ...(reminder.last_fired_at ? { last_fired_at: reminder.last_fired_at.toISOString() } : {}),
+    ...(reminder.last_fired_at ? { last_fired_at: isoInZone(reminder.last_fired_at, zone) } : {}),
   };
 }
 
 /** A one-off reminder keeps its `at` after firing; say so rather than announce a time gone by. */
-function whenPart(reminder: Pick<ReminderRow, 'at' | 'repeat' | 'last_fired_at'>): string {
+function whenPart(reminder: Pick<ReminderRow, 'at' | 'repeat' | 'last_fired_at'>, zone: string): string {
   const fired = !reminder.repeat && reminder.last_fired_at !== null && reminder.last_fired_at >= reminder.at;
-  return fired ? `fired at ${reminder.at.toISOString()} (give it a new time to fire again)` : `fires at ${reminder.at.toISOString()}`;
+  const at = formatLocal(reminder.at, zone);
+  return fired ? `fired at ${at} (give it a new time to fire again)` : `fires at ${at}`;
 }
 
 function repeatPart(reminder: Pick<ReminderRow, 'repeat'>): string {

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
-import { ChannelApiError, type ChannelSender, type OutboundPart } from '../channel-types';
+import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { formatParts } from '../format/markdown-split';
+import { plainMarkup, telegramHtml } from '../format/markup';
 import { sentMessage, telegramResponse, telegramUser } from './telegram.schemas';
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -17,12 +19,31 @@ export class TelegramClient implements ChannelSender {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
+  /** HTML parse mode, each part with its plain twin for the resend after a refusal. */
+  readonly formatMarkdown: MarkdownFormatter = (markdown, limit) =>
+    formatParts(markdown, [telegramHtml, plainMarkup], limit).map(([html = '', text = '']) => ({ text, html }));
+
+  /**
+   * An HTML part Telegram refuses ("can't parse entities") is sent again once as plain text: a
+   * refused message was not delivered, so this cannot send the part twice.
+   */
   async send(chatId: string, part: OutboundPart): Promise<string> {
     const markup = part.buttons
       ? { reply_markup: { inline_keyboard: [part.buttons.map((button) => ({ text: button.title, callback_data: button.id }))] } }
       : {};
-    const result = await this.call('sendMessage', { chat_id: chatId, text: part.text, ...markup });
-    return String(this.parse(sentMessage, result, 'sendMessage').message_id);
+    if (part.html !== undefined) {
+      try {
+        return await this.sendMessage({ chat_id: chatId, text: part.html, parse_mode: 'HTML', ...markup });
+      } catch (error) {
+        if (!isEntityRefusal(error)) throw error;
+      }
+    }
+    return this.sendMessage({ chat_id: chatId, text: part.text, ...markup });
+  }
+
+  /** "typing…" in the chat for about 5 seconds, or until the bot's next message. */
+  async sendTyping(chatId: string): Promise<void> {
+    await this.call('sendChatAction', { chat_id: chatId, action: 'typing' });
   }
 
   async answerCallbackQuery(callbackQueryId: string, text?: string): Promise<void> {
@@ -31,6 +52,11 @@ export class TelegramClient implements ChannelSender {
 
   async getMe(): Promise<z.infer<typeof telegramUser>> {
     return this.parse(telegramUser, await this.call('getMe', {}), 'getMe');
+  }
+
+  private async sendMessage(body: Record<string, unknown>): Promise<string> {
+    const result = await this.call('sendMessage', body);
+    return String(this.parse(sentMessage, result, 'sendMessage').message_id);
   }
 
   private async call(method: string, body: Record<string, unknown>): Promise<unknown> {
@@ -57,4 +83,8 @@ export class TelegramClient implements ChannelSender {
     if (!parsed.success) throw new ChannelApiError(`telegram ${method} answered an unexpected result`, 502);
     return parsed.data;
   }
+}
+
+function isEntityRefusal(error: unknown): boolean {
+  return error instanceof ChannelApiError && error.status === 400 && /can't parse entities/i.test(error.message);
 }

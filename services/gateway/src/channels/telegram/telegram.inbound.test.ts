@@ -71,4 +71,20 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(telegramPhoto)).toMatchObject({ content: { kind: 'unsupported', what: 'photo' } });
     expect(await read(telegramEditedMessage)).toBeUndefined();
   });
+
+  it('reads a photo with VISION on as its largest size within 5 MB and its caption', async () => {
+    const update = fixture(telegramPhoto);
+    update.message.photo.push({ file_id: 'huge', file_unique_id: 'h', file_size: 6_000_000, width: 4000, height: 3000 });
+    const message = await telegramInbound(telegramUpdate.parse(update), username, { vision: true });
+    expect(message?.content).toEqual({ kind: 'photo', media: { channel: 'telegram', file_id: 'AgACAgEAAxkBAAIBQ3' }, caption: 'olha isso' });
+  });
+
+  it('reads a voice note or an audio file as voice', async () => {
+    for (const key of ['voice', 'audio']) {
+      const update = fixture(telegramPrivateText);
+      const { text: _text, ...rest } = update.message;
+      const body = { update_id: 1, message: { ...rest, [key]: { file_id: `f-${key}`, duration: 2 } } };
+      expect((await read(body))?.content).toEqual({ kind: 'voice', media: { channel: 'telegram', file_id: `f-${key}` } });
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import type { InboundContent, InboundMessage } from '../channel-types';
+import { PHOTO_MAX_BYTES } from '@assistant/shared';
+import type { ContentOptions, InboundContent, InboundMessage } from '../channel-types';
 import type { TelegramMessage, TelegramUpdate } from './telegram.schemas';
 
 /** Message kinds we cannot read; service messages (members joining, pins…) are ignored instead. */
@@ -12,7 +13,11 @@ export type BotUsername = () => Promise<string>;
  * stay silent: edits, service messages, and group messages that neither mention the bot nor
  * reply to it.
  */
-export async function telegramInbound(update: TelegramUpdate, botUsername: BotUsername): Promise<InboundMessage | undefined> {
+export async function telegramInbound(
+  update: TelegramUpdate,
+  botUsername: BotUsername,
+  options: ContentOptions = { vision: false },
+): Promise<InboundMessage | undefined> {
   const externalId = String(update.update_id);
   const query = update.callback_query;
   if (query) {
@@ -27,13 +32,14 @@ export async function telegramInbound(update: TelegramUpdate, botUsername: BotUs
   }
   const message = update.message;
   if (!message?.from || message.from.is_bot) return undefined;
-  const content = readContent(message);
+  const content = readContent(message, options);
   if (!content) return undefined;
   const inGroup = message.chat.type !== 'private';
   if (inGroup) {
     const username = await botUsername();
     if (!addressesBot(message, username)) return undefined;
     if (content.kind === 'text') content.text = withoutMention(content.text, username);
+    if (content.kind === 'photo') content.caption = withoutMention(content.caption, username);
     if (content.kind === 'text' && content.text === '') return undefined;
   }
   return {
@@ -46,10 +52,20 @@ export async function telegramInbound(update: TelegramUpdate, botUsername: BotUs
   };
 }
 
-function readContent(message: TelegramMessage): InboundContent | undefined {
+function readContent(message: TelegramMessage, options: ContentOptions): InboundContent | undefined {
   if (message.text !== undefined) return message.text.trim() === '' ? undefined : { kind: 'text', text: message.text };
+  const voice = message.voice ?? message.audio;
+  if (voice) return { kind: 'voice', media: { channel: 'telegram', file_id: voice.file_id } };
+  const photo = options.vision ? largestPhoto(message.photo ?? []) : undefined;
+  if (photo) return { kind: 'photo', media: { channel: 'telegram', file_id: photo.file_id }, caption: message.caption ?? '' };
   const what = UNREADABLE.find((key) => key in message);
   return what ? { kind: 'unsupported', what } : undefined;
+}
+
+/** Telegram sends each photo in several sizes: the largest one within the 5 MB a model is sent. */
+function largestPhoto(sizes: NonNullable<TelegramMessage['photo']>) {
+  const fitting = sizes.filter((size) => (size.file_size ?? 0) <= PHOTO_MAX_BYTES);
+  return fitting.sort((a, b) => b.width * b.height - a.width * a.height)[0];
 }
 
 /** Mentioned by @username (also `/command@username`), a bare command, or a reply to the bot's message. */

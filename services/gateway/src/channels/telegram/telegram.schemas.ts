@@ -11,6 +11,9 @@ export const telegramUser = z.looseObject({
   username: z.string().optional(),
 });
 
+const file = z.looseObject({ file_id: z.string(), file_size: z.number().optional() });
+const photoSize = z.looseObject({ file_id: z.string(), width: z.number(), height: z.number(), file_size: z.number().optional() });
+
 const entity = z.looseObject({ type: z.string(), offset: z.number().int(), length: z.number().int() });
 
 export const telegramMessage = z.looseObject({
@@ -20,6 +23,9 @@ export const telegramMessage = z.looseObject({
   date: z.number().int(),
   text: z.string().optional(),
   caption: z.string().optional(),
+  voice: file.optional(),
+  audio: file.optional(),
+  photo: z.array(photoSize).optional(),
   entities: z.array(entity).optional(),
   caption_entities: z.array(entity).optional(),
   reply_to_message: z.looseObject({ message_id: z.number().int(), from: telegramUser.optional() }).optional(),

@@ -2,6 +2,7 @@ import express, { Router, type RequestHandler } from 'express';
 import type { Runtime } from '@assistant/shared';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
+import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { acceptInbound, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
@@ -51,8 +52,8 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
   };
 
   router.post('/webhooks/telegram', requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-    const update = parse(telegramUpdate, req.body);
-    const message = await telegramInbound(update, lookUpUsername);
+    const update = parse(telegramUpdate, cleanWebhookBody(req.body));
+    const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
     if (message) {
       const result = await acceptInbound(runtime, message);
       const query = update.callback_query;

@@ -1,4 +1,6 @@
-import { ChannelApiError, type ChannelSender, type OutboundPart } from '../channel-types';
+import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { formatParts } from '../format/markdown-split';
+import { whatsappMarkup } from '../format/markup';
 import { graphError, whatsappSendResponse } from './whatsapp.schemas';
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -19,6 +21,9 @@ export class WhatsAppClient implements ChannelSender {
     this.url = `${baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(phoneNumberId)}/messages`;
   }
 
+  readonly formatMarkdown: MarkdownFormatter = (markdown, limit) =>
+    formatParts(markdown, [whatsappMarkup], limit).map(([text = '']) => ({ text }));
+
   async send(waId: string, part: OutboundPart): Promise<string> {
     const content = part.buttons
       ? {
@@ -31,10 +36,25 @@ export class WhatsAppClient implements ChannelSender {
           },
         }
       : { type: 'text', text: { body: part.text } };
+    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', to: waId, ...content }, 'send');
+    const sent = whatsappSendResponse.safeParse(body);
+    if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
+    return (sent.data.messages[0] as { id: string }).id;
+  }
+
+  /** Marks the person's message read and shows "typing…" until the answer (or about 25 s). */
+  async markReadTyping(messageId: string): Promise<void> {
+    await this.post(
+      { messaging_product: 'whatsapp', status: 'read', message_id: messageId, typing_indicator: { type: 'text' } },
+      'read receipt',
+    );
+  }
+
+  private async post(payload: Record<string, unknown>, what: string): Promise<unknown> {
     const res = await fetch(this.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ messaging_product: 'whatsapp', recipient_type: 'individual', to: waId, ...content }),
+      body: JSON.stringify(payload),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const body: unknown = await res.json().catch(() => undefined);
@@ -43,14 +63,12 @@ export class WhatsAppClient implements ChannelSender {
       const code = error.success ? error.data.error.code : undefined;
       const limited = res.status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code));
       throw new ChannelApiError(
-        `whatsapp send failed: ${res.status}${code !== undefined ? ` (code ${code})` : ''} ${error.success ? (error.data.error.message ?? '') : ''}`.trim(),
+        `whatsapp ${what} failed: ${res.status}${code !== undefined ? ` (code ${code})` : ''} ${error.success ? (error.data.error.message ?? '') : ''}`.trim(),
         limited ? 429 : res.status,
         retryAfterMs(res.headers.get('retry-after')),
       );
     }
-    const sent = whatsappSendResponse.safeParse(body);
-    if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
-    return (sent.data.messages[0] as { id: string }).id;
+    return body;
   }
 }
 

@@ -1,8 +1,9 @@
-import { whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
+import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
 import { whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook } from './whatsapp.schemas';
 
-const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
+const OUR_NUMBER = '106540352242922';
+const read = (body: unknown, phoneNumberId = OUR_NUMBER) => whatsappInbound(whatsappWebhook.parse(body), phoneNumberId);
 
 describe('whatsapp schemas and inbound mapping', () => {
   it.each([whatsappText, whatsappButtonReply, whatsappStatus, whatsappImage])('parses the shared fixture %#', (body) => {
@@ -33,8 +34,20 @@ describe('whatsapp schemas and inbound mapping', () => {
     expect(read(whatsappImage)[0]?.content).toEqual({ kind: 'unsupported', what: 'image' });
   });
 
+  it('ignores messages sent to another number of the same app', () => {
+    expect(read(whatsappText, '999999999999999')).toEqual([]);
+  });
+
   it('checks the verification query', () => {
     expect(verifyQuery.safeParse({ 'hub.mode': 'subscribe', 'hub.verify_token': 't', 'hub.challenge': '42' }).success).toBe(true);
     expect(verifyQuery.safeParse({ 'hub.mode': 'unsubscribe', 'hub.verify_token': 't', 'hub.challenge': '42' }).success).toBe(false);
+  });
+
+  it('reads an image with VISION on as a photo with its caption, and audio as voice', () => {
+    const [image] = whatsappInbound(whatsappWebhook.parse(whatsappImage), OUR_NUMBER, { vision: true });
+    expect(image?.content).toEqual({ kind: 'photo', media: { channel: 'whatsapp', media_id: '1548871829348871' }, caption: 'recibo' });
+    const audio = fixture(whatsappText);
+    Object.assign(audio.entry[0]?.changes[0]?.value.messages[0] ?? {}, { type: 'audio', text: undefined, audio: { id: 'a-1', mime_type: 'audio/ogg' } });
+    expect(read(audio)[0]?.content).toEqual({ kind: 'voice', media: { channel: 'whatsapp', media_id: 'a-1' } });
   });
 });

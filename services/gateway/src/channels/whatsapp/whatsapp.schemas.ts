@@ -15,6 +15,8 @@ export const whatsappMessage = z.looseObject({
     })
     .optional(),
   button: z.looseObject({ text: z.string(), payload: z.string().optional() }).optional(),
+  audio: z.looseObject({ id: z.string(), mime_type: z.string().optional() }).optional(),
+  image: z.looseObject({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() }).optional(),
 });
 export type WhatsAppMessage = z.infer<typeof whatsappMessage>;
 

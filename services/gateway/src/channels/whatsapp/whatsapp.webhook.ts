@@ -3,6 +3,7 @@ import express, { Router } from 'express';
 import type { Runtime } from '@assistant/shared';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
+import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { acceptInbound } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
@@ -23,6 +24,8 @@ export function whatsappSignatureValid(raw: Buffer, header: string | undefined, 
 export interface WhatsAppWebhookSettings {
   appSecret: string;
   verifyToken: string;
+  /** Our number: one Meta app may serve several, and another number's messages are not ours to answer. */
+  phoneNumberId: string;
 }
 
 /** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
@@ -49,9 +52,9 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
     } catch {
       throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
     }
-    const payload = parse(webhookSchema, json);
+    const payload = parse(webhookSchema, cleanWebhookBody(json));
     // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
-    for (const message of whatsappInbound(payload)) await acceptInbound(runtime, message);
+    for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
     res.sendStatus(200);
   });
   return router;

@@ -1,0 +1,7 @@
+-- Up Migration
+-- When an MCP tool's request was (about to be) sent, recorded durably before sending: a re-run
+-- that finds it set on an unfinished task knows the call may already have happened (CONTRACT §10).
+ALTER TABLE tasks ADD COLUMN sent_at TIMESTAMPTZ;
+
+-- Down Migration
+ALTER TABLE tasks DROP COLUMN sent_at;

@@ -1,0 +1,47 @@
+import type { Db, Queryable } from '../db';
+import { withTransaction } from '../db';
+import { eraseUserJobId, jobSchemas } from '../jobs';
+import type { Queues } from '../queues';
+
+/**
+ * The first moment of an erasure, in one transaction: the user is marked `erasing_at` (their
+ * keys are refused from now on, see the gateway's auth), every key is revoked, and their
+ * channel identities and link codes go, so a later message from one of their chats starts a new
+ * user. Idempotent; answers false when there is no such user (already erased).
+ */
+export async function markErasing(db: Queryable, userId: string): Promise<boolean> {
+  const marked = await db.query('UPDATE users SET erasing_at = COALESCE(erasing_at, NOW()) WHERE id = $1', [userId]);
+  if (marked.rowCount !== 1) return false;
+  await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, NOW()) WHERE user_id = $1', [userId]);
+  // What was sent to their private chats names their chat id or phone number: it goes with them.
+  await db.query(
+    `DELETE FROM deliveries d USING channel_identities i
+     WHERE i.user_id = $1 AND d.channel = i.channel AND d.recipient = i.external_id`,
+    [userId],
+  );
+  await db.query('DELETE FROM channel_identities WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM link_codes WHERE user_id = $1', [userId]);
+  return true;
+}
+
+/**
+ * Queues the user's erasure job (id `erase.<user id>`): a second request adds nothing, and one
+ * whose job failed for good runs it again.
+ */
+export async function enqueueErasure(queues: Queues, userId: string): Promise<void> {
+  const queue = queues['session-digests'];
+  const id = eraseUserJobId(userId);
+  const existing = await queue.getJob(id);
+  if (existing && (await existing.isFailed())) {
+    await existing.retry('failed');
+    return;
+  }
+  await queue.add('erase-user', jobSchemas['session-digests']['erase-user'].parse({ userId }), { jobId: id });
+}
+
+/** DELETE /v1/me and the admin's DELETE: mark, then queue the job that removes the rest. */
+export async function requestErasure(db: Db, queues: Queues, userId: string): Promise<boolean> {
+  if (!(await withTransaction(db, (client) => markErasing(client, userId)))) return false;
+  await enqueueErasure(queues, userId);
+  return true;
+}

@@ -1,0 +1,44 @@
+import { ConfigError, parseConfig } from '../env';
+
+const problems = (value: string) => {
+  try {
+    parseConfig({ MCP_SERVERS: value });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('MCP_SERVERS', () => {
+  it('is an empty list when unset or blank', () => {
+    expect(parseConfig({}).MCP_SERVERS).toEqual([]);
+    expect(parseConfig({ MCP_SERVERS: '  ' }).MCP_SERVERS).toEqual([]);
+  });
+
+  it('reads stdio and Streamable HTTP servers', () => {
+    const servers = [
+      { name: 'everything', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: { DEBUG: '1' } },
+      { name: 'home-lab', url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer x' } },
+    ];
+    expect(parseConfig({ MCP_SERVERS: JSON.stringify(servers) }).MCP_SERVERS).toEqual(servers);
+  });
+
+  it('says what is wrong, one line per problem, without echoing the value', () => {
+    expect(problems('[{"name":"x"')).toEqual(['MCP_SERVERS: must be a JSON array of MCP servers (see README, "MCP servers")']);
+    expect(problems('{"name":"x","command":"y"}')).toHaveLength(1);
+    const lines = problems(
+      JSON.stringify([
+        { name: 'Bad_Name', command: 'x' },
+        { name: 'folder', command: 'x' },
+        { name: 'web', url: 'ftp://example.com' },
+        { name: 'twice', command: 'x' },
+        { name: 'twice', url: 'http://127.0.0.1:1/mcp' },
+      ]),
+    );
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.0') && line.includes('lowercase'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.1') && line.includes('entity'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.2'))).toBe(true);
+    expect(lines).toContain('MCP_SERVERS.4.name: "twice" is used twice');
+  });
+});

@@ -1,0 +1,49 @@
+import { mcpServerOf, type McpToolEntry } from '../mcp/mcp-catalog';
+import { stripUuids } from '../text';
+import { getTool, modelTools, type ModelTool } from './index';
+
+/** A tool as `GET /v1/tools` shows it: what the model is offered, whether it changes data, where it comes from. */
+export interface OfferedTool extends ModelTool {
+  mutates: boolean;
+  /** `builtin`, or the name of the MCP server that provides it. */
+  source: string;
+}
+
+/** The built-in tools first (in catalog order), then the MCP tools (by name): the same order every time. */
+export function offeredTools(mcp: readonly McpToolEntry[]): OfferedTool[] {
+  return [
+    ...modelTools.map((tool) => ({ ...tool, mutates: getTool(tool.name)?.mutates ?? true, source: 'builtin' })),
+    ...mcp.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      mutates: !tool.readOnly,
+      source: tool.server,
+    })),
+  ];
+}
+
+/** The function definitions for the model: built-in and MCP tools alike. */
+export function toolsForModel(mcp: readonly McpToolEntry[]): ModelTool[] {
+  return [...modelTools, ...mcp.map(({ name, description, parameters }) => ({ name, description, parameters }))];
+}
+
+/**
+ * The task's line in the task list and whether it waits for approval in manual mode. An MCP
+ * tool changes data unless its annotations say `readOnlyHint: true` (CONTRACT §10).
+ */
+export function describeCall(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  mcp: readonly McpToolEntry[],
+): { description: string; mutates: boolean } {
+  const spec = getTool(name);
+  if (spec) {
+    const parsed = args ? spec.input.safeParse(args) : undefined;
+    return { description: stripUuids(parsed?.success ? spec.describe(parsed.data) : `Call ${name}`), mutates: spec.mutates };
+  }
+  const tool = mcp.find((entry) => entry.name === name);
+  if (tool) return { description: `Call ${tool.tool} (${tool.server})`, mutates: !tool.readOnly };
+  // A tool of a server that is not connected yet: treated as changing data, the safe side.
+  return { description: `Call ${name}`, mutates: mcpServerOf(name) !== undefined };
+}

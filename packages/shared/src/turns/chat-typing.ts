@@ -1,0 +1,39 @@
+import type { Redis } from 'ioredis';
+
+/** Takes the due members and pushes each to its next beat in one step, so one gateway sends each beat. */
+const CLAIM_DUE = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
+return due`;
+
+/**
+ * The chat turns that should show "typing…" (CONTRACT §6): one Redis sorted set of turn ids,
+ * scored by when their indicator is next due. Kept in Redis rather than in a timer per turn, so
+ * it survives any process dying and costs nothing for turns without a chat: only the outbox of a
+ * turn with an origin writes here, and the gateways' tickers read it (docs/architecture.md).
+ */
+export class ChatTyping {
+  private readonly key: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.key = `${prefix}:chat-typing`;
+  }
+
+  /** Due at once, unless listed already: a running turn keeps its rhythm. */
+  async start(turnId: string, now = Date.now()): Promise<void> {
+    await this.redis.zadd(this.key, 'NX', now, turnId);
+  }
+
+  async stop(...turnIds: string[]): Promise<void> {
+    if (turnIds.length > 0) await this.redis.zrem(this.key, ...turnIds);
+  }
+
+  /** Up to `limit` turns whose indicator is due, each moved `intervalMs` on. */
+  async claimDue(intervalMs: number, limit: number, now = Date.now()): Promise<string[]> {
+    const due = await this.redis.eval(CLAIM_DUE, 1, this.key, now, now + intervalMs, limit);
+    return Array.isArray(due) ? due.map(String) : [];
+  }
+}

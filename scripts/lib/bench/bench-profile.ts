@@ -1,0 +1,173 @@
+import pg from 'pg';
+import { Api } from '../api';
+import { lastMessage, prefixShares, type FakeModel } from '../fake-model';
+import { TestSystem } from '../system';
+import { CpuMeter, peakRssMiB } from './process-usage';
+
+export interface ProfileOptions {
+  users: number;
+  turnsPerUser: number;
+  /** How long every model call takes. */
+  modelDelayMs: number;
+  env?: Record<string, string>;
+  /** Also time this many turns of one user alone, one after another. */
+  aloneTurns?: number;
+}
+
+export interface ProfileResult {
+  turns: number;
+  failed: number;
+  failures: string[];
+  seconds: number;
+  latenciesMs: number[];
+  aloneMs: number[];
+  cpuMs: Record<string, number>;
+  peakRssMiB: Record<string, number | null>;
+  dbStatements: { calls: number; query: string }[] | null;
+  /** Mean share of each model request that repeats its session's previous one as a prefix. */
+  promptPrefixShare: number;
+}
+
+const TURN_TIMEOUT_MS = 120_000;
+const USER_BATCH = 50;
+
+/**
+ * One load profile against fresh processes: each user (its own session, autonomous mode) sends
+ * turns one after another, every turn one model step with two tool calls and then the answer,
+ * each SSE stream read to `done`. CPU is measured over the loaded window for every process of
+ * the system: the three node processes, this database's PostgreSQL backends, and Redis.
+ */
+export async function runProfile(
+  model: FakeModel,
+  options: ProfileOptions,
+  infra: { databaseUrl: string; redisPid?: number },
+): Promise<ProfileResult> {
+  let folder = 0;
+  model.requests.length = 0;
+  model.script = (body) =>
+    lastMessage(body).role === 'user'
+      ? {
+          delayMs: options.modelDelayMs,
+          toolCalls: [
+            { name: 'create_folder', arguments: { name: `Bench ${(folder += 1)}` } },
+            { name: 'search_documents', arguments: { query: 'bench' } },
+          ],
+        }
+      : { delayMs: options.modelDelayMs, content: 'Done: the folder is there and nothing matched the search.', chunkSize: 16 };
+
+  const system = await new TestSystem().start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MESSAGES_PER_MINUTE: '0',
+      // The product's defaults, not the test harness's short lease.
+      JOB_LOCK_MS: '30000',
+      ...options.env,
+    },
+    // e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process.
+    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+  });
+  const db = new pg.Client({ connectionString: infra.databaseUrl });
+  await db.connect();
+  try {
+    const api = new Api(system.url);
+    const users: Api[] = [];
+    for (let i = 0; i < options.users; i += USER_BATCH) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(USER_BATCH, options.users - i) }, async (_, j) => {
+          const user = await api.createUser(system.adminToken, `Bench ${i + j}`);
+          await user.patch('/v1/preferences', { autonomous_mode: true });
+          return user;
+        }),
+      );
+      users.push(...batch);
+    }
+    // Warm up (connections, JIT) outside the measured window.
+    await runTurn(users[0] as Api, 0);
+
+    const statements = await statementStats(db, 'reset');
+    const processPids = () => [...system.processes.entries()].map(([name, child]) => [name, child.pid as number] as const);
+    const dbPids = async () =>
+      (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
+        (row) => row.pid,
+      );
+    const meter = new CpuMeter();
+    meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
+
+    const latenciesMs: number[] = [];
+    const failures: string[] = [];
+    const started = performance.now();
+    await Promise.all(
+      users.map(async (user, index) => {
+        for (let n = 0; n < options.turnsPerUser; n++) {
+          const outcome = await runTurn(user, index);
+          if (typeof outcome === 'number') latenciesMs.push(outcome);
+          else failures.push(outcome);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpuMs = meter.stop({
+      ...Object.fromEntries(processPids().map(([name, pid]) => [name, [pid]])),
+      postgresql: await dbPids(),
+      ...(infra.redisPid ? { redis: [infra.redisPid] } : {}),
+    });
+    const dbStatements = statements ? await statementStats(db, 'read') : null;
+
+    const aloneMs: number[] = [];
+    for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
+      const outcome = await runTurn(users[0] as Api, 0);
+      if (typeof outcome === 'number') aloneMs.push(outcome);
+    }
+    const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
+    return {
+      turns: options.users * options.turnsPerUser,
+      failed: failures.length,
+      failures: [...new Set(failures)].slice(0, 5),
+      seconds,
+      latenciesMs,
+      aloneMs,
+      cpuMs,
+      peakRssMiB: peak,
+      dbStatements,
+      promptPrefixShare: mean(prefixShares(model.requests)),
+    };
+  } finally {
+    await db.end();
+    await system.stop();
+  }
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+
+/** One turn to its end: its latency in ms, or why it failed. Each user's text is its own (prefix shares key on it). */
+async function runTurn(user: Api, userIndex: number): Promise<number | string> {
+  const started = performance.now();
+  try {
+    const { turn_id: turnId } = await user.send(`bench ${userIndex}: make a folder and search`);
+    const events = await user.events(turnId, { timeoutMs: TURN_TIMEOUT_MS });
+    const status = events.at(-1)?.data.status;
+    return status === 'completed' ? performance.now() - started : `ended ${String(status)}`;
+  } catch (error) {
+    return error instanceof Error ? error.message.slice(0, 200) : String(error);
+  }
+}
+
+/** pg_stat_statements of this database (null when the extension is not loaded). */
+async function statementStats(db: pg.Client, action: 'reset' | 'read'): Promise<{ calls: number; query: string }[] | null> {
+  try {
+    if (action === 'reset') {
+      await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await db.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)');
+      return [];
+    }
+    const found = await db.query<{ calls: string; query: string }>(
+      `SELECT calls, query FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
+       ORDER BY calls DESC`,
+    );
+    return found.rows.map((row) => ({ calls: Number(row.calls), query: row.query.replace(/\s+/g, ' ').slice(0, 160) }));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,87 @@
+import { ChatTyping, eventKeys, FINAL_STATUSES, markErasing, type Runtime } from '@assistant/shared';
+import { removeUserJobs } from './remove-user-jobs';
+import { loadFootprint, type UserFootprint } from './user-footprint';
+
+export type ErasureDeps = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger'>;
+
+/** Rows deleted per statement, so no single transaction grows with the user's history. */
+const BATCH = 5_000;
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * Erases a user (CONTRACT §3 DELETE /v1/me). Every step is idempotent and reads what is left
+ * from PostgreSQL, so a job killed half-way is simply run again (BullMQ stalled-job recovery,
+ * or its retry) and finishes the work. The user row goes last: until then the user's turn ids
+ * are still known, and afterwards nothing can be written for them (every table with a user id
+ * references users, ON DELETE CASCADE).
+ */
+export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: string): Promise<boolean> {
+  const { db } = deps;
+  if (!(await markErasing(db, userId))) return false;
+
+  // No transition may follow: the turn state machine only advances turns that are still open.
+  await db.query(
+    `UPDATE turns SET status = 'cancelled', finished_at = COALESCE(finished_at, NOW()), claim = NULL,
+       outbox = '[]'::jsonb, version = version + 1
+     WHERE user_id = $1 AND NOT (status = ANY($2))`,
+    [userId, FINAL_STATUSES],
+  );
+  const footprint = await loadFootprint(db, userId);
+  const removedJobs = await removeUserJobs(deps.queues, footprint, jobId);
+  await deleteRedisKeys(deps, footprint);
+
+  const sessions = [...footprint.sessionIds];
+  await deleteInBatches(deps, 'DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session_id = ANY($1) LIMIT $2)', sessions);
+  await deleteInBatches(deps, 'DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE user_id = $1 LIMIT $2)', userId);
+  await deleteOwnedRows(deps, userId);
+  await db.query('DELETE FROM users WHERE id = $1', [userId]);
+  // A model call that was streaming when the turns were cancelled may have written a token event since.
+  await deleteRedisKeys(deps, footprint);
+  deps.logger.info({ userId, turns: footprint.turnIds.size, removedJobs }, 'user erased');
+  return true;
+}
+
+async function deleteInBatches(deps: ErasureDeps, sql: string, key: unknown): Promise<void> {
+  for (;;) {
+    const deleted = await deps.db.query(sql, [key, BATCH]);
+    if ((deleted.rowCount ?? 0) < BATCH) return;
+  }
+}
+
+/**
+ * Every other table with a `user_id` column, found in the catalogue rather than listed, so a
+ * table added later is erased too even if its foreign key does not cascade. A delete refused
+ * by a foreign key (a row another table still points at) is tried again after the others.
+ */
+async function deleteOwnedRows(deps: ErasureDeps, userId: string): Promise<void> {
+  const found = await deps.db.query<{ table_name: string }>(
+    `SELECT c.table_name FROM information_schema.columns c
+     JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+     WHERE c.table_schema = current_schema() AND c.column_name = 'user_id' AND t.table_type = 'BASE TABLE' AND c.table_name <> 'users'`,
+  );
+  let pending = found.rows.map((row) => row.table_name);
+  for (let pass = 0; pending.length > 0 && pass <= found.rows.length; pass++) {
+    const refused: string[] = [];
+    for (const table of pending) {
+      await deps.db.query(`DELETE FROM "${table.replace(/"/g, '""')}" WHERE user_id = $1`, [userId]).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw error;
+        refused.push(table);
+      });
+    }
+    pending = refused;
+  }
+}
+
+/** The turns' event streams and their bookkeeping, their chat typing beats, and the user's rate-limit window. */
+async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Promise<void> {
+  const prefix = deps.config.QUEUE_PREFIX;
+  const keys = [...footprint.turnIds].flatMap((turnId) => {
+    const { stream, meta } = eventKeys(prefix, turnId);
+    return [stream, meta];
+  });
+  keys.push(`${prefix}:ratelimit:messages:${footprint.userId}`);
+  for (let i = 0; i < keys.length; i += 500) await deps.redis.del(...keys.slice(i, i + 500));
+  const turnIds = [...footprint.turnIds];
+  const typing = new ChatTyping(deps.redis, prefix);
+  for (let i = 0; i < turnIds.length; i += 500) await typing.stop(...turnIds.slice(i, i + 500));
+}

@@ -1,0 +1,35 @@
+import type { Job, JobType } from 'bullmq';
+import { QUEUE_NAMES, type Queues } from '@assistant/shared';
+import { concernsUser, type UserFootprint } from './user-footprint';
+
+/** Job states that have not run yet: what is left of them must never run. */
+// 'wait' also covers a paused queue's jobs.
+const NOT_YET_RUN: JobType[] = ['wait', 'delayed', 'prioritized', 'waiting-children'];
+const PAGE = 500;
+
+/**
+ * Removes every queued and scheduled job about the user (turn steps, tool calls, deliveries,
+ * reminders' firings, digests). Found first, then removed, so removals do not shift the pages
+ * being read. A job already running finds the user's rows gone and does nothing, since each
+ * processor re-reads its rows first.
+ */
+export async function removeUserJobs(queues: Queues, footprint: UserFootprint, except?: string): Promise<number> {
+  let removed = 0;
+  for (const name of QUEUE_NAMES) {
+    const queue = queues[name];
+    const doomed: Job[] = [];
+    for (let start = 0; ; start += PAGE) {
+      const page = (await queue.getJobs(NOT_YET_RUN, start, start + PAGE - 1, true)) as Job[];
+      doomed.push(...page.filter((job) => job && job.id !== except && concernsUser(job.data, footprint)));
+      if (page.length < PAGE) break;
+    }
+    for (const job of doomed) {
+      // A job that started meanwhile is locked and cannot be removed; it finds nothing to do.
+      await job.remove().then(
+        () => (removed += 1),
+        () => undefined,
+      );
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,57 @@
+import { startsCommand } from './command-table';
+import { foldedLine, skip, skipBack, sliceText, type FoldedText } from './folded-text';
+
+/*
+ * Cuts a message into one text per command, in one pass: every character is looked at a bounded
+ * number of times, so a 16,000-character message costs no more than a few short ones (CONTRACT §9).
+ * Lines and ";" always separate; " and " / " e " (and their "then" forms) separate only where a
+ * command begins right after, so names such as "yoga e meditação" or "rock and roll" survive.
+ */
+
+const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
+// The look-behind starts a match only at the first space of a run: otherwise every space of a
+// long run would rescan the rest of it.
+const AND = /(?<!\s)\s+(?:and then|and|e depois|e)\s+/g;
+const POLITE = ['please', 'por favor'];
+
+export function splitCommands(message: string): FoldedText[] {
+  const pieces: FoldedText[] = [];
+  for (const line of message.replace(/^\s*@\S+/, '').split(LINE_BREAK)) {
+    const text = foldedLine(line);
+    let from = 0;
+    // Quoted values are masked in the key, so a ";" inside quotes is no separator.
+    for (let end = text.key.indexOf(';'); from <= text.key.length; end = text.key.indexOf(';', from)) {
+      const chunkEnd = end === -1 ? text.key.length : end;
+      const chunk = sliceText(text, from, chunkEnd);
+      if (chunk.key.trim() !== '') pieces.push(...splitChain(chunk).map(withoutCourtesy));
+      from = chunkEnd + 1;
+    }
+  }
+  return pieces;
+}
+
+function splitChain(chunk: FoldedText): FoldedText[] {
+  const pieces: FoldedText[] = [];
+  let from = 0;
+  for (const cut of chunk.key.matchAll(AND)) {
+    const next = cut.index + cut[0].length;
+    if (!startsCommand(chunk.key, next)) continue;
+    pieces.push(sliceText(chunk, from, cut.index));
+    from = next;
+  }
+  pieces.push(sliceText(chunk, from, chunk.key.length));
+  return pieces;
+}
+
+/** Without surrounding spaces, a leading or trailing "please" / "por favor", and closing punctuation. */
+function withoutCourtesy(piece: FoldedText): FoldedText {
+  const key = piece.key;
+  let start = skip(key, 0, '');
+  const opening = POLITE.find((word) => key.startsWith(word, start) && !/[\p{L}\p{N}]/u.test(key.charAt(start + word.length)));
+  if (opening) start = skip(key, start + opening.length, ',');
+  let end = skipBack(key, key.length, '.!?');
+  const closing = POLITE.find((word) => key.endsWith(word, end) && end - word.length > start && !/[\p{L}\p{N}]/u.test(key.charAt(end - word.length - 1)));
+  if (closing) end -= closing.length;
+  end = skipBack(key, end, ',');
+  return sliceText(piece, start, Math.max(start, end));
+}

@@ -1,0 +1,158 @@
+import type { FoldedText } from './folded-text';
+import { parseReminder, type Clock } from './reminder-time';
+
+type Values = Record<string, string | undefined>;
+type Args = Record<string, string | undefined>;
+export interface PlannedCall {
+  tool: string;
+  args: Args;
+}
+interface Command {
+  tool: string;
+  /** What begins the command ("create folder", "me lembra"): a chained command is cut only before one. */
+  start: string;
+  /** The rest of the command after its start, to the end of the text. */
+  rest: string;
+  build: (v: Values, clock: Clock) => Args | null;
+}
+
+// Patterns run on folded text (lower case, no accents), so "Hábito" and "habito" read the same.
+// Each is anchored and has at most one lazy group per separator keyword, so a match takes time
+// linear in the text (command-splitter.test.ts tries pathological inputs).
+const ART = String.raw`(?:\s+(?:a|an|the|my|all|new|o|as|os|um|uma|novo|nova|meu|minha|meus|minhas|todos os|todas as))*`;
+const CREATE = 'create|make|add|new|criar|crie|cria|adicionar|adicione|novo|nova';
+const RENAME = 'rename|renomear|renomeie|renomeia';
+const MOVE = 'move|mover|mova';
+const DELETE = 'delete|remove|apagar|apague|apaga|excluir|exclua|exclui|deletar|remover|remova';
+const LIST = 'list|show|listar|liste|lista|mostrar|mostre|mostra|ver';
+const FOLDER = 'folder|pasta';
+const DOC = 'document|doc|documento';
+const HABIT = 'habit|habito';
+const REMINDER = 'reminder|lembrete';
+const GOAL = 'goal|meta|objetivo';
+const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias';
+const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
+
+const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(?:${nouns})`;
+const listing = (tool: string, nouns: string): Command => ({
+  tool,
+  start: String.raw`(?:(?:${LIST})${ART}\s+|(?:my|meus|minhas)\s+)(?:${nouns})`,
+  rest: '',
+  build: () => ({}),
+});
+const rename = (tool: string, nouns: string, build: Command['build']): Command => ({
+  tool,
+  start: verb(RENAME, nouns),
+  rest: String.raw`\s+(?<id>.+?)\s+(?:to|para)\s+(?<to>.+)`,
+  build,
+});
+const remove = (tool: string, nouns: string, key: string): Command => ({
+  tool,
+  start: verb(DELETE, nouns),
+  rest: String.raw`\s+(?<id>.+)`,
+  build: (v) => ({ [key]: v.id }),
+});
+
+const COMMANDS: Command[] = [
+  {
+    tool: 'create_folder',
+    start: verb(CREATE, FOLDER),
+    rest: String.raw`\s+(?<name>.+?)(?:\s+(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)\s+(?<parent>.+))?`,
+    build: (v) => ({ name: v.name, parent_folder_id: v.parent }),
+  },
+  {
+    tool: 'create_document',
+    start: verb(CREATE, DOC),
+    rest: String.raw`\s+(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
+    build: (v) => ({ title: v.title, folder_id: v.folder, content: v.content }),
+  },
+  rename('rename_folder', FOLDER, (v) => ({ folder_id: v.id, new_name: v.to })),
+  rename('rename_document', DOC, (v) => ({ document_id: v.id, new_title: v.to })),
+  {
+    tool: 'move_document',
+    start: verb(MOVE, DOC),
+    rest: String.raw`\s+(?<id>.+?)\s+(?:to|into|para|pra)(?:\s+(?:the|a))?(?:\s+(?:${FOLDER}))?\s+(?<folder>.+)`,
+    build: (v) => ({ document_id: v.id, folder_id: v.folder }),
+  },
+  remove('delete_folder', FOLDER, 'folder_id'),
+  remove('delete_document', DOC, 'document_id'),
+  {
+    tool: 'get_folder_contents',
+    start: String.raw`(?:${verb(`${LIST}|open|abrir|abra`, FOLDER)}|what(?:'s|’s| is) in(?: the)? folder|o que (?:tem|ha) na pasta)`,
+    rest: String.raw`\s+(?<id>.+)`,
+    build: (v) => ({ folder_id: v.id }),
+  },
+  {
+    tool: 'search_documents',
+    start: '(?:search|find|buscar|busque|busca|procurar|procure|procura|pesquisar|pesquise)',
+    rest: String.raw`(?:\s+(?:documents?|docs?|documentos?|for|por))*\s+(?<query>.+)`,
+    build: (v) => ({ query: v.query }),
+  },
+  {
+    tool: 'save_habit',
+    start: verb(CREATE, HABIT),
+    rest: String.raw`\s+(?<name>.+?)(?:\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
+    build: (v) => ({ name: v.name, frequency: v.daily ? 'daily' : v.weekly ? 'weekly' : undefined }),
+  },
+  rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
+  remove('delete_habit', HABIT, 'habit_id'),
+  listing('list_habits', 'habits|habitos'),
+  {
+    tool: 'create_reminder',
+    // "lembre que …" and "lembre-se de que …" are the remember command, not a reminder.
+    start:
+      String.raw`(?:(?<en>remind me|(?:(?:${CREATE}|set)${ART}\s+)?reminder)` +
+      String.raw`|(?<pt>(?:me\s+)?lembr[ae](?:-me)?(?!-se|\s+(?:de\s+)?que(?![a-z]))|lembrar-me|(?:(?:${CREATE})${ART}\s+)?lembrete))`,
+    rest: String.raw`\s+(?<when>.+)`,
+    build: (v, clock) => {
+      const reminder = parseReminder(v.when ?? '', v.en ? 'en' : 'pt', clock);
+      return reminder && { text: reminder.text, at: reminder.at, repeat: reminder.repeat };
+    },
+  },
+  listing('list_reminders', 'reminders|lembretes'),
+  remove('delete_reminder', REMINDER, 'reminder_id'),
+  {
+    tool: 'create_goal',
+    start: verb(CREATE, GOAL),
+    rest: String.raw`\s+(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
+    build: (v) => ({ title: v.title, target_date: v.date }),
+  },
+  listing('list_goals', 'goals|metas|objetivos'),
+  remove('delete_goal', GOAL, 'goal_id'),
+  {
+    tool: 'remember',
+    start: String.raw`(?:remember(?:\s+that)?|note that|lembr[ae](?:-se)?(?:\s+de)?\s+que|anot[ae](?:\s+que)?)`,
+    rest: String.raw`\s+(?<content>.+)`,
+    build: (v) => ({ content: v.content }),
+  },
+];
+
+const PATTERNS = COMMANDS.map((command) => ({ command, pattern: new RegExp(`^${command.start}${command.rest}$`, 'd') }));
+const STARTS = new RegExp(`(?:${COMMANDS.map((command) => command.start).join('|')})(?=\\s|$)`, 'y');
+
+/** Whether a command begins at `index` of the folded text. */
+export function startsCommand(key: string, index: number): boolean {
+  STARTS.lastIndex = index;
+  return STARTS.test(key);
+}
+
+function cleanValue(raw: string): string | undefined {
+  const value = raw.trim().replace(/^["'“”‘’](.*)["'“”‘’]$/s, '$1').trim();
+  return value === '' ? undefined : value;
+}
+
+/** The tool call one command asks for, or null when the text is no command. */
+export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | null {
+  for (const { command, pattern } of PATTERNS) {
+    const match = pattern.exec(text.key);
+    if (!match) continue;
+    const values: Values = {};
+    for (const [name, span] of Object.entries(match.indices?.groups ?? {})) {
+      values[name] = span && cleanValue(text.raw.slice(span[0], span[1]));
+      if (span && values[name] === undefined) return null; // an empty quoted value: "create folder ''"
+    }
+    const args = command.build(values, clock);
+    if (args) return { tool: command.tool, args };
+  }
+  return null;
+}

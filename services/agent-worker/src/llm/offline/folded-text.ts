@@ -1,0 +1,77 @@
+/**
+ * A message as the offline planner reads it: `raw` as written, and `key` for matching, folded to
+ * lower case without accents ("Hábito" and "habito" read the same) and with quoted values masked.
+ * Both have the same length, so a match's indices in `key` slice the value out of `raw`.
+ */
+export interface FoldedText {
+  raw: string;
+  key: string;
+}
+
+/** Lower case without accents, one UTF-16 unit for one (a character that would change length stays as is). */
+export function fold(raw: string): string {
+  let key = '';
+  for (const ch of raw) {
+    const folded = ch.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+    key += folded.length === ch.length ? folded : ch;
+  }
+  return key;
+}
+
+const CLOSING: Record<string, string> = { '"': '"', '“': '”' };
+
+/**
+ * Masks what is inside "…" or “…” with underscores, so keywords and separators in a quoted name
+ * are not read as commands. One pass over one line: an opening mark with no closing mark after it
+ * is remembered, so no later mark of that kind searches the rest of the line again.
+ */
+function maskQuotes(line: string): string {
+  let masked = '';
+  const unclosed = new Set<string>();
+  let i = 0;
+  while (i < line.length) {
+    const open = line.charAt(i);
+    const close = CLOSING[open];
+    if (close !== undefined && !unclosed.has(open)) {
+      const end = line.indexOf(close, i + 1);
+      if (end !== -1) {
+        masked += open + '_'.repeat(end - i - 1) + close;
+        i = end + 1;
+        continue;
+      }
+      unclosed.add(open);
+    }
+    masked += open;
+    i += 1;
+  }
+  return masked;
+}
+
+/** One line of a message (quotes never span lines). */
+export function foldedLine(raw: string): FoldedText {
+  return { raw, key: maskQuotes(fold(raw)) };
+}
+
+export const sliceText = (text: FoldedText, start: number, end: number): FoldedText => ({
+  raw: text.raw.slice(start, end),
+  key: text.key.slice(start, end),
+});
+
+const skippable = (ch: string, extra: string) => ch !== '' && (extra.includes(ch) || /\s/.test(ch));
+
+/**
+ * Index after the spaces (and `extra` characters) from `from` on. Trimming goes by index because
+ * a regular expression for a trailing run (`[\s,]*$`) backtracks quadratically over a long run.
+ */
+export function skip(text: string, from: number, extra: string): number {
+  let i = from;
+  while (i < text.length && skippable(text.charAt(i), extra)) i += 1;
+  return i;
+}
+
+/** Index where the spaces (and `extra` characters) ending at `to` begin. */
+export function skipBack(text: string, to: number, extra: string): number {
+  let i = to;
+  while (i > 0 && skippable(text.charAt(i - 1), extra)) i -= 1;
+  return i;
+}

@@ -1,0 +1,53 @@
+import { ParsingComponents, pt, type Chrono, type Parser } from 'chrono-node';
+
+/*
+ * chrono's Portuguese parsers read "às 15:00" and "amanhã às 9" but not the way Brazilians and
+ * Portuguese usually write hours ("15h", "às 15h30") nor "daqui a 20 minutos". These extend it
+ * through chrono's own parser interface, so its refiners still merge "amanhã" with "às 9h".
+ */
+
+// After a letter or digit a match would cut a word in two ("2 hambúrgueres", "a15h").
+const START = String.raw`(?<![\p{L}\p{N}])`;
+const END = String.raw`(?![\p{L}\p{N}])`;
+
+// Only valid hours match: after a refused match chrono searches again from the next character,
+// where "25h" would read as "5h".
+const HOUR = '([01]?\\d|2[0-3])';
+const MINUTE = '([0-5]\\d)';
+
+/** "15h", "15h30", "às 15h", "as 15h30min", "às 15 horas". */
+const hours: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}(?:(?:(?:às|as|a)\s+)?${HOUR}h(?:${MINUTE}(?:min)?)?|(?:às|as)\s+${HOUR}(?::${MINUTE})?\s+(?:horas|hrs|hs))${END}`,
+      'iu',
+    ),
+  extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
+};
+
+const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = { min: 'minute', minuto: 'minute', hora: 'hour', h: 'hour', dia: 'day', semana: 'week' };
+const COUNTS: Record<string, number> = { um: 1, uma: 1, dois: 2, duas: 2, tres: 3, três: 3, meia: 0.5 };
+
+/** "daqui a 20 minutos", "em 2 horas", "dentro de meia hora": an instant, counted from now. */
+const relative: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}(?:daqui\s+a|daqui|em|dentro\s+de)\s+(\d{1,4}|um|uma|dois|duas|tr[eê]s|meia)\s+(min|minutos?|horas?|h|dias?|semanas?)${END}`,
+      'iu',
+    ),
+  extract: (context, match) => {
+    const count = COUNTS[(match[1] ?? '').toLowerCase()] ?? Number(match[1]);
+    const unit = UNITS[(match[2] ?? '').toLowerCase().replace(/s$/, '')];
+    if (!unit) return null;
+    if (Number.isInteger(count)) return ParsingComponents.createRelativeFromReference(context.reference, { [unit]: count });
+    // "meia hora" is thirty minutes; half of another unit is no way people say it.
+    return unit === 'hour' ? ParsingComponents.createRelativeFromReference(context.reference, { minute: 30 }) : null;
+  },
+};
+
+/** chrono's casual Portuguese with the forms above. */
+export function portugueseTimeParser(): Chrono {
+  const parser = pt.casual.clone();
+  parser.parsers.push(hours, relative);
+  return parser;
+}

@@ -1,0 +1,158 @@
+import { en, type Chrono, type ParsedResult } from 'chrono-node';
+import { DateTime, IANAZone } from 'luxon';
+import { fold, skip, skipBack } from './folded-text';
+import { portugueseTimeParser } from './portuguese-time.parsers';
+
+export type Language = 'en' | 'pt';
+export type Repeat = 'daily' | 'weekdays' | 'weekly' | 'monthly';
+
+/** The moment the message is read and the user's IANA zone, in which its times are meant. */
+export interface Clock {
+  now: Date;
+  timezone: string;
+}
+
+export interface ReminderRequest {
+  text: string;
+  /** Local wall-clock time in the user's zone, ISO 8601 without an offset (CONTRACT §7). */
+  at: string;
+  repeat?: Repeat;
+}
+
+/**
+ * A reminder's text is at most 500 characters (its tool refuses more); with its time phrase a
+ * longer request cannot be a valid reminder, and the bound keeps chrono's work per message small.
+ */
+const MAX_CHARS = 1_000;
+const PARSERS: Record<Language, Chrono> = { en: englishTimeParser(), pt: portugueseTimeParser() };
+
+/**
+ * chrono's casual English without "3 days ago" and "3 days later": no reminder is set in the past
+ * or counted from another date, and their regular expressions take V8 about a second to compile
+ * on first use, which would stall the first reminder a worker plans.
+ */
+function englishTimeParser(): Chrono {
+  const parser = en.casual.clone();
+  parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
+  return parser;
+}
+
+const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|segunda|terca|quarta|quinta|sexta|sabado|domingo';
+// Runs on folded text (no accents). "every Monday" keeps "Monday" for chrono: it says which day.
+const REPEATS = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:` +
+    String.raw`(?<weekdays>every weekday|on weekdays|weekdays|(?:todo|cada) dia util|todos os dias uteis|(?:nos|em) dias uteis|de segunda a sexta)` +
+    String.raw`|(?<daily>every day|each day|everyday|daily|todo dia|todos os dias|cada dia|diariamente)` +
+    String.raw`|(?<weekday>every|each|toda|todas as|todo|todos os|cada)(?=\s+(?:${WEEKDAY}))` +
+    String.raw`|(?<weekly>every week|each week|weekly|toda semana|todas as semanas|cada semana|semanalmente)` +
+    String.raw`|(?<monthly>every month|each month|monthly|todo mes|todos os meses|cada mes|mensalmente)` +
+    String.raw`)(?![\p{L}\p{N}])`,
+  'u',
+);
+const CONNECTOR = /^(?:to|about|that|de|para|pra|sobre|que)\s+/iu;
+
+type Span = readonly [number, number];
+
+/**
+ * Reads when and what from the words after "remind me" / "me lembra", in either order: "tomorrow
+ * at 9 to call mom", "to call mom tomorrow at 9", "toda segunda às 8 de regar as plantas". Null
+ * when there is no time of day or nothing left to remind of.
+ */
+export function parseReminder(raw: string, language: Language, clock: Clock): ReminderRequest | null {
+  if (raw.length > MAX_CHARS) return null;
+  const zone = IANAZone.isValidZone(clock.timezone) ? clock.timezone : 'UTC';
+  const zoned = DateTime.fromJSDate(clock.now, { zone });
+  // Days are counted on the wall clock, labelled UTC so no daylight-saving gap moves an hour:
+  // "every day at 2:30" said before a spring-forward night stays 02:30 (the tool worker decides
+  // what a skipped time means, CONTRACT §7).
+  const now = zoned.setZone('UTC', { keepLocalTime: true });
+
+  const spans: Span[] = [];
+  let scanned = raw;
+  const recurrence = REPEATS.exec(fold(raw));
+  if (recurrence) {
+    const span = [recurrence.index, recurrence.index + recurrence[0].length] as const;
+    spans.push(span);
+    // Blanked, not removed, so chrono's indices still point into the raw text.
+    scanned = raw.slice(0, span[0]) + ' '.repeat(span[1] - span[0]) + raw.slice(span[1]);
+  }
+  const results = PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
+  const time = results.find((result) => result.start.isCertain('hour'));
+  if (!time) return null;
+  const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
+  for (const used of new Set([time, day])) if (used) spans.push([used.index, used.index + used.text.length]);
+
+  const text = withoutSpans(raw, spans).replace(CONNECTOR, '');
+  const repeat = recurrence ? repeatOf(recurrence.groups ?? {}) : undefined;
+  const next = resolve(time, day, now, zone);
+  // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
+  const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
+  const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
+  if (text === '' || !at) return null;
+  return { text, at, ...(repeat ? { repeat } : {}) };
+}
+
+function repeatOf(groups: Record<string, string | undefined>): Repeat {
+  if (groups.weekdays) return 'weekdays';
+  if (groups.daily) return 'daily';
+  if (groups.monthly) return 'monthly';
+  return 'weekly';
+}
+
+/**
+ * The next matching wall-clock time: a given date ("tomorrow", "on the 5th") as is, a weekday the
+ * next one still ahead, a bare time of day today or else tomorrow. A relative time ("in 20
+ * minutes") is an instant, read on the user's clock.
+ */
+function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTime, zone: string): DateTime | null {
+  const clock = time.start;
+  if (clock.isCertain('timezoneOffset') && (day === undefined || day === time)) {
+    return DateTime.fromJSDate(clock.date(), { zone }).setZone('UTC', { keepLocalTime: true });
+  }
+  const hour = clock.get('hour') ?? 0;
+  const minute = clock.get('minute') ?? 0;
+  const date = day?.start;
+  if (date?.isCertain('day')) {
+    const at = DateTime.fromObject(
+      { year: date.get('year') ?? now.year, month: date.get('month') ?? now.month, day: date.get('day') ?? now.day, hour, minute },
+      { zone: 'UTC' },
+    );
+    return at.isValid ? at : null;
+  }
+  const today = now.set({ hour, minute, second: 0, millisecond: 0 });
+  if (date?.isCertain('weekday')) {
+    // chrono numbers Sunday 0; Luxon numbers Monday 1 to Sunday 7.
+    const weekday = date.get('weekday') || 7;
+    const at = today.plus({ days: (weekday - today.weekday + 7) % 7 });
+    return at <= now ? at.plus({ weeks: 1 }) : at;
+  }
+  return today <= now ? today.plus({ days: 1 }) : today;
+}
+
+/** The text without the time and repeat phrases, spaces collapsed and stray punctuation trimmed. */
+function withoutSpans(raw: string, spans: Span[]): string {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  let kept = '';
+  let from = 0;
+  for (const [start, end] of sorted) {
+    if (start > from) kept += `${withoutDanglingWords(raw.slice(from, start))} `;
+    from = Math.max(from, end);
+  }
+  kept += raw.slice(from);
+  const text = kept.replace(/\s+/g, ' ');
+  const start = skip(text, 0, ',;:.!?-');
+  return text.slice(start, Math.max(start, skipBack(text, text.length, ',;:-')));
+}
+
+// Words that belonged to a removed time phrase chrono did not take in: "on" December 24, "no dia" 24.
+const DANGLING = new Set(['on', 'no', 'na', 'em', 'dia']);
+
+function withoutDanglingWords(segment: string): string {
+  let rest = segment.trimEnd();
+  for (let words = 0; words < 2; words++) {
+    const space = Math.max(rest.lastIndexOf(' '), rest.lastIndexOf('\t'));
+    if (!DANGLING.has(rest.slice(space + 1).toLowerCase())) break;
+    rest = rest.slice(0, space + 1).trimEnd();
+  }
+  return rest;
+}

@@ -1,0 +1,20 @@
+import { budgetExhausted, budgetExhaustedMessage, failTurn, modelAllowance, type Db } from '@assistant/shared';
+import type { TurnState } from './turn-state';
+
+/**
+ * CONTRACT §5: past the user's daily token budget no model call is made and the turn ends
+ * `failed` with `budget_exhausted`. Checked before every call from what earlier calls recorded,
+ * so concurrent turns of one user overshoot by at most the one call each has in flight. A user
+ * an admin disabled makes no more calls either: their turns already accepted end `failed` with
+ * `user_disabled`. Answers true when the turn was stopped.
+ */
+export async function stopAtBudget(deps: { db: Db; dailyTokenBudget: number }, { turn }: TurnState): Promise<boolean> {
+  const allowance = await modelAllowance(deps.db, turn.user_id, deps.dailyTokenBudget);
+  if (allowance.disabled) {
+    await failTurn(deps.db, turn.id, 'user_disabled', 'This account is disabled, so the assistant cannot answer.');
+    return true;
+  }
+  if (!budgetExhausted(allowance)) return false;
+  await failTurn(deps.db, turn.id, 'budget_exhausted', budgetExhaustedMessage(allowance));
+  return true;
+}

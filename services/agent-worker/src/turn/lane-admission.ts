@@ -1,0 +1,78 @@
+import { ACTIVE_STATUSES, type DbClient, type Queryable } from '@assistant/shared';
+
+/** The head of a session's lane, as activateNext reads it with the session row locked. */
+export interface QueuedTurn {
+  id: string;
+  user_id: string;
+  session_key: string;
+  /** turns.input, then every message merged into the turn (if_busy=merge), in arrival order. */
+  inputs: string[];
+  /** False while the turn waits for the user's message rate to allow it (a delayed lane job comes back then). */
+  due: boolean;
+}
+
+export async function headOfLane(client: DbClient, sessionId: string): Promise<QueuedTurn | undefined> {
+  const next = await client.query<QueuedTurn>(
+    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due
+     FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
+    [sessionId],
+  );
+  return next.rows[0];
+}
+
+/**
+ * Whether the user has a free slot for one more running turn (MAX_ACTIVE_TURNS_PER_USER). A
+ * transaction-scoped lock per user makes the count and the start that follows atomic across
+ * sessions and worker copies. Only `running` turns count: one waiting for an approval or an
+ * answer holds nothing (CONTRACT §5), and parking it wakes the user's other lanes.
+ */
+export async function hasFreeSlot(client: DbClient, userId: string, maxActive: number): Promise<boolean> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('active-turns:' || $1, 0))`, [userId]);
+  const running = await client.query<{ running: number }>(
+    `SELECT COUNT(*)::int AS running FROM turns WHERE user_id = $1 AND status = 'running'`,
+    [userId],
+  );
+  return (running.rows[0]?.running ?? 0) < maxActive;
+}
+
+/** The user messages a starting turn puts into its session's conversation, one per message. */
+export async function insertUserMessages(client: DbClient, sessionId: string, turn: QueuedTurn): Promise<void> {
+  await client.query(
+    `INSERT INTO messages (session_id, turn_id, role, content)
+     SELECT $1, $2, 'user', text FROM unnest($3::text[]) WITH ORDINALITY AS m(text, n) ORDER BY n`,
+    [sessionId, turn.id, turn.inputs],
+  );
+}
+
+/**
+ * The user's other sessions whose next turn waits for nothing but a free slot, oldest first:
+ * when one of the user's turns ends or parks, these get their chance to start.
+ */
+export async function sessionsWaitingForSlot(db: Queryable, sessionId: string, limit: number): Promise<string[]> {
+  const found = await db.query<{ id: string }>(
+    `SELECT s.id FROM sessions s
+     JOIN LATERAL (SELECT lane_seq FROM turns q WHERE q.session_id = s.id AND q.status = 'queued'
+                   ORDER BY lane_seq LIMIT 1) head ON true
+     WHERE s.user_id = (SELECT user_id FROM sessions WHERE id = $1) AND s.id <> $1
+       AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = s.id AND a.status = ANY($2))
+     ORDER BY head.lane_seq LIMIT $3`,
+    [sessionId, ACTIVE_STATUSES, limit],
+  );
+  return found.rows.map((row) => row.id);
+}
+
+/**
+ * How long until the head of an idle session's lane is due, when it waits for its start_after.
+ * Its wake job was timed by another clock (the gateway's); if it came early, the lane job asks
+ * again rather than leave the turn queued with nothing coming back for it.
+ */
+export async function msUntilDue(db: Queryable, sessionId: string): Promise<number | undefined> {
+  const found = await db.query<{ ms: number }>(
+    `SELECT CEIL(EXTRACT(EPOCH FROM (q.start_after - NOW())) * 1000)::int AS ms FROM turns q
+     WHERE q.session_id = $1 AND q.status = 'queued' AND q.start_after > NOW()
+       AND q.lane_seq = (SELECT MIN(lane_seq) FROM turns h WHERE h.session_id = $1 AND h.status = 'queued')
+       AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = $1 AND a.status = ANY($2))`,
+    [sessionId, ACTIVE_STATUSES],
+  );
+  return found.rows[0]?.ms;
+}

@@ -1,0 +1,82 @@
+import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from '@assistant/shared';
+
+/**
+ * A model call that has not answered after this long leaves its job slot. Local and cached
+ * answers come back sooner and keep the slot (parking costs a few Redis round trips); real models
+ * take from hundreds of milliseconds to many seconds.
+ */
+export const INLINE_WAIT_MS = 25;
+
+/**
+ * Model calls that hold no job slot (DESIGN-NOTES invariant 8, CONTRACT §5 "Capacity").
+ *
+ * The step job starts the call; when it does not answer within INLINE_WAIT_MS the job moves
+ * itself to `delayed` (freeing its slot) while the call goes on in this process, and the delay
+ * is pushed out every third of a lease for as long as the call runs. When the call settles (its
+ * result already committed by the step, guarded by the turn's claim), the job is promoted and
+ * carries on from the stored state. If this process dies, the delayed job falls due after one
+ * lease, and since the claim is the job's id its next run makes the call again: the same
+ * recovery a killed active job gets from BullMQ's stalled-job check.
+ */
+export class ModelCallParking {
+  /** Errors of parked calls, thrown by their job's next run so retries and backoff stay the queue's. */
+  private readonly failures = new Map<string, unknown>();
+
+  constructor(
+    private readonly leaseMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Resolves when `call` settled within INLINE_WAIT_MS (rejecting with its error); otherwise parks
+   * the job and throws DelayedError, which tells BullMQ the job is not finished.
+   */
+  async run(job: Job, token: string | undefined, call: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), INLINE_WAIT_MS);
+    });
+    try {
+      if ((await Promise.race([call, late])) !== 'late') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!token || !job.id) {
+      await call;
+      return;
+    }
+    await job.moveToDelayed(Date.now() + this.leaseMs, token);
+    this.watch(job, call);
+    throw new DelayedError();
+  }
+
+  /** The error of this job's parked call, if it failed; taken once. */
+  takeFailure(jobId: string | undefined): unknown {
+    if (!jobId || !this.failures.has(jobId)) return undefined;
+    const failure = this.failures.get(jobId);
+    this.failures.delete(jobId);
+    return failure ?? new Error('the model call failed');
+  }
+
+  private watch(job: Job, call: Promise<unknown>): void {
+    const id = job.id as string;
+    const renew = setInterval(() => {
+      // Not delayed any more (promoted, or fell due after a stall): nothing to renew.
+      job.changeDelay(this.leaseMs).catch(() => undefined);
+    }, Math.max(500, Math.floor(this.leaseMs / 3)));
+    call
+      .catch((error: unknown) => {
+        this.failures.set(id, error);
+        // Another worker may take the job's next run (and call the model again): forget it then.
+        setTimeout(() => this.failures.delete(id), this.leaseMs * 2).unref();
+      })
+      .finally(() => {
+        clearInterval(renew);
+        job.promote().catch((error: unknown) => {
+          // Already running again (it fell due): that run reads the stored outcome itself.
+          this.logger.debug({ err: error, jobId: id }, 'parked job not promoted');
+        });
+      });
+  }
+}

@@ -1,0 +1,28 @@
+import { TokenStream } from './token-stream';
+
+describe('TokenStream', () => {
+  it('writes the first delta at once and the ones arriving meanwhile in one batch, in order', async () => {
+    const written: string[][] = [];
+    let finishWrite: () => void = () => undefined;
+    const stream = new TokenStream(async (deltas) => {
+      written.push(deltas);
+      await new Promise<void>((resolve) => (finishWrite = resolve));
+    });
+    stream.push('Hel');
+    stream.push('lo, ');
+    stream.push('world');
+    expect(written).toEqual([['Hel']]);
+    const drained = stream.drain();
+    finishWrite();
+    while (written.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    finishWrite();
+    await drained;
+    expect(written).toEqual([['Hel'], ['lo, ', 'world']]);
+  });
+
+  it('reports a failed write when drained', async () => {
+    const stream = new TokenStream(() => Promise.reject(new Error('redis down')));
+    stream.push('x');
+    await expect(stream.drain()).rejects.toThrow('redis down');
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Streams the model's text as `token` events, one per delta, with at most one write in flight:
+ * deltas that arrive while one write runs go out together in the next (one round trip for the
+ * batch, each still its own event). A fast model then costs a write per round trip instead of
+ * one per chunk, and a slow one still streams each chunk at once.
+ */
+export class TokenStream {
+  private pending: string[] = [];
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(private readonly write: (deltas: string[]) => Promise<unknown>) {}
+
+  push(delta: string): void {
+    this.pending.push(delta);
+    this.writing ??= this.pump();
+  }
+
+  /** Resolves once every delta pushed so far is written; throws the first failed write. */
+  async drain(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const deltas = this.pending;
+        this.pending = [];
+        await this.write(deltas);
+      }
+    } catch (error) {
+      this.failure ??= error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+}

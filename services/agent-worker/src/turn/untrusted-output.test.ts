@@ -1,0 +1,76 @@
+import { getTool } from '@assistant/shared';
+import { boundedTokens, nestingDepth, OUTPUT_LIMITS, parseUntrustedArguments, screenContent, screenToolCalls } from './untrusted-output';
+
+const problemOf = (text: string) => {
+  const parsed = parseUntrustedArguments(text);
+  return 'problem' in parsed ? parsed.problem : undefined;
+};
+
+describe('untrusted model output', () => {
+  it('accepts a JSON object, and an empty text as no arguments', () => {
+    expect(parseUntrustedArguments('{"name":"Work","n":[1,{"a":2}]}')).toEqual({ args: { name: 'Work', n: [1, { a: 2 }] } });
+    expect(parseUntrustedArguments('  ')).toEqual({ args: {} });
+  });
+
+  it.each([
+    ['invalid JSON', '{"name": "Work"', /not valid JSON/],
+    ['an array', '[1, 2]', /not a JSON object/],
+    ['a string', '"Work"', /not a JSON object/],
+    ['null', 'null', /not a JSON object/],
+    ['an escaped NUL', '{"name":"a\\u0000b"}', /NUL/],
+    ['a NUL in a key', '{"a\\u0000":1}', /NUL/],
+    ['a lone surrogate', '{"name":"\\ud800"}', /broken Unicode/],
+    ['deep nesting', `{"a":${'['.repeat(65)}${']'.repeat(65)}}`, /deeper than 64/],
+    ['over 64 KiB', JSON.stringify({ text: 'x'.repeat(OUTPUT_LIMITS.argumentBytes) }), /over the limit/],
+  ])('refuses %s', (_what, text, problem) => {
+    expect(problemOf(text)).toMatch(problem);
+  });
+
+  it('measures nesting in linear time without being fooled by brackets inside strings', () => {
+    expect(nestingDepth('{"a":"[[[[{{{{","b":[{"c":"\\"]"}]}')).toBe(3);
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    expect(nestingDepth(deep)).toBe(200_000);
+    expect(problemOf(deep)).toMatch(/over the limit/);
+  });
+
+  it('keeps every call but bounds names, ids and arguments, and marks calls past the cap as not run', () => {
+    const calls = screenToolCalls(
+      [
+        { id: 'a', name: 'create_folder', arguments: '{"name":"Work"}' },
+        { id: 'd'.repeat(1_000), name: 'list_habits', arguments: 'x'.repeat(5_000_000) },
+        { id: 'c', name: `drop_${'x'.repeat(500)}`, arguments: '{}' },
+        { id: 'a', name: 'list_goals', arguments: '{}' },
+        { id: 'e', name: 'list_goals', arguments: '{}' },
+      ],
+      2,
+      2,
+      (name) => getTool(name) !== undefined,
+    );
+    expect(calls.map((call) => call.id)).toEqual(['a', 'call_2_2', 'c', 'call_2_4', 'e']);
+    expect(calls[0]).toEqual({ id: 'a', name: 'create_folder', arguments: '{"name":"Work"}', args: { name: 'Work' } });
+    expect(calls[1]).toMatchObject({ arguments: '{}', problem: expect.stringMatching(/over the limit/) });
+    expect(calls[2]?.name.length).toBe(OUTPUT_LIMITS.nameChars);
+    expect(calls[2]?.problem).toMatch(/no tool named/);
+    // Refused calls do not count against the cap: the fourth call runs, the fifth does not.
+    expect(calls[3]).toMatchObject({ args: {} });
+    expect(calls[4]).toMatchObject({ name: 'list_goals', arguments: '{}', notRun: true });
+    expect(JSON.stringify(calls).length).toBeLessThan(2_000);
+  });
+
+  it('stores answers without NUL and within a bound', () => {
+    expect(screenContent('hel\u0000lo')).toBe('hello');
+    const long = screenContent('y'.repeat(OUTPUT_LIMITS.contentChars * 3));
+    expect(long.length).toBeLessThan(OUTPUT_LIMITS.contentChars + 200);
+    expect(long).toMatch(/was cut/);
+  });
+
+  it('streams no more of an answer than may be stored', async () => {
+    const sent: string[] = [];
+    const onToken = boundedTokens(async (delta) => {
+      sent.push(delta);
+    });
+    for (let i = 0; i < 5; i++) await onToken('z'.repeat(OUTPUT_LIMITS.contentChars / 2 + 1));
+    expect(sent.join('').length).toBe(OUTPUT_LIMITS.contentChars);
+    expect(sent).toHaveLength(2);
+  });
+});

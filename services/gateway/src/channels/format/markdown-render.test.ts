@@ -1,0 +1,36 @@
+import { renderMarkdown } from './markdown-render';
+import { plainMarkup, telegramHtml, whatsappMarkup } from './markup';
+
+const ANSWER = [
+  '## Plan',
+  'Compare **a < b & c > d**, _really_ and ~~never~~ `x<y>`; see [the docs](https://example.com/?a=1&b="2").',
+  '```ts\nif (a < b && c > d) return "<b>";\n```',
+  '1. first\n2. second',
+  '- [x] done',
+  'Raw <script>alert(1)</script> & [bad](javascript:alert(1))',
+].join('\n\n');
+
+describe('renderMarkdown', () => {
+  it('converts Markdown to Telegram HTML and escapes every other <, > and &', () => {
+    expect(renderMarkdown(ANSWER, telegramHtml)).toBe(
+      [
+        '<b>Plan</b>',
+        'Compare <b>a &lt; b &amp; c &gt; d</b>, <i>really</i> and <s>never</s> <code>x&lt;y&gt;</code>; see <a href="https://example.com/?a=1&amp;b=&quot;2&quot;">the docs</a>.',
+        '<pre><code class="language-ts">if (a &lt; b &amp;&amp; c &gt; d) return "&lt;b&gt;";</code></pre>',
+        '1. first\n2. second',
+        '• ☑ done',
+        'Raw &lt;script&gt;alert(1)&lt;/script&gt; &amp; bad (javascript:alert(1))',
+      ].join('\n\n'),
+    );
+  });
+
+  it('writes WhatsApp markup', () => {
+    expect(renderMarkdown('**bold** and *it* ~~gone~~ `code` [site](https://e.com)\n\n```\nx = 1\n```', whatsappMarkup)).toBe(
+      '*bold* and _it_ ~gone~ `code` site (https://e.com)\n\n```\nx = 1\n```',
+    );
+  });
+
+  it('drops all markup for the plain resend', () => {
+    expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
+  });
+});

@@ -1,0 +1,92 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+import type { Markup } from './markup';
+
+/** The top-level blocks of a Markdown text (blank space between them dropped). */
+export function markdownBlocks(markdown: string): Token[] {
+  return Lexer.lex(markdown, { gfm: true }).filter((token) => token.type !== 'space' && token.type !== 'def');
+}
+
+/** Markdown rendered in a chat's dialect: parsed, never rewritten with regular expressions. */
+export function renderMarkdown(markdown: string, markup: Markup): string {
+  return renderBlocks(markdownBlocks(markdown), markup);
+}
+
+export function renderBlocks(tokens: Token[], markup: Markup): string {
+  return tokens
+    .filter((token) => token.type !== 'space' && token.type !== 'def')
+    .map((token) => renderBlock(token, markup))
+    .join('\n\n');
+}
+
+export function renderBlock(token: Token, markup: Markup): string {
+  const t = token as Tokens.Generic;
+  switch (token.type) {
+    case 'paragraph':
+    case 'text':
+      return t.tokens ? renderInline(t.tokens, markup) : markup.text(String(t.text));
+    case 'heading':
+      return markup.bold(renderInline((token as Tokens.Heading).tokens, markup));
+    case 'code':
+      return markup.pre((token as Tokens.Code).text, (token as Tokens.Code).lang ?? '');
+    case 'blockquote':
+      return markup.quote(renderBlocks((token as Tokens.Blockquote).tokens, markup));
+    case 'list':
+      return renderList(token as Tokens.List, markup);
+    case 'hr':
+      return '———';
+    case 'table':
+      // Chats have no tables: the source keeps its columns readable in monospace.
+      return markup.pre(token.raw.trim(), '');
+    default:
+      return markup.text(token.raw.trim());
+  }
+}
+
+function renderList(list: Tokens.List, markup: Markup): string {
+  const start = typeof list.start === 'number' ? list.start : 1;
+  return list.items
+    .map((item, index) => {
+      const bullet = list.ordered ? `${start + index}. ` : '• ';
+      const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
+      const body = item.tokens.map((child) => renderBlock(child, markup)).join(item.loose ? '\n\n' : '\n');
+      // Continuation lines (nested lists, later paragraphs) sit under the item's text.
+      return `${bullet}${box}${body.split('\n').join('\n   ')}`;
+    })
+    .join('\n');
+}
+
+function renderInline(tokens: Token[], markup: Markup): string {
+  return tokens.map((token) => renderInlineToken(token, markup)).join('');
+}
+
+function renderInlineToken(token: Token, markup: Markup): string {
+  switch (token.type) {
+    case 'text': {
+      const text = token as Tokens.Text;
+      return text.tokens ? renderInline(text.tokens, markup) : markup.text(text.text);
+    }
+    case 'escape':
+      return markup.text((token as Tokens.Escape).text);
+    case 'strong':
+      return markup.bold(renderInline((token as Tokens.Strong).tokens, markup));
+    case 'em':
+      return markup.italic(renderInline((token as Tokens.Em).tokens, markup));
+    case 'del':
+      return markup.strike(renderInline((token as Tokens.Del).tokens, markup));
+    case 'codespan':
+      return markup.code((token as Tokens.Codespan).text);
+    case 'br':
+      return '\n';
+    case 'link': {
+      const link = token as Tokens.Link;
+      return markup.link(renderInline(link.tokens, markup), link.href, link.text);
+    }
+    case 'image': {
+      const image = token as Tokens.Image;
+      const label = image.text || image.href;
+      return markup.link(markup.text(label), image.href, label);
+    }
+    default:
+      return markup.text(token.raw);
+  }
+}

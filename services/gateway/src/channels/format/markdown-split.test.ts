@@ -1,0 +1,45 @@
+import { formatParts } from './markdown-split';
+import { plainMarkup, telegramHtml } from './markup';
+
+const paragraph = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word}${i}`).join(' ');
+
+describe('formatParts', () => {
+  it('keeps a short answer in one part', () => {
+    expect(formatParts('Hello **you**', [telegramHtml, plainMarkup], 100)).toEqual([['Hello <b>you</b>', 'Hello you']]);
+  });
+
+  it('cuts between paragraphs first, never inside a block that fits', () => {
+    const first = paragraph(10, 'a');
+    const code = '```\n' + paragraph(8, 'c') + '\n```';
+    const parts = formatParts(`${first}\n\n${code}\n\nlast`, [telegramHtml], 60).map(([html]) => html);
+    expect(parts).toEqual([first, `<pre><code>${paragraph(8, 'c')}</code></pre>\n\nlast`]);
+  });
+
+  it('cuts a long paragraph between lines, then between words, each part under the limit', () => {
+    const text = `${paragraph(30, 'line')}\n${paragraph(30, 'next')} **bold end**`;
+    const parts = formatParts(text, [telegramHtml, plainMarkup], 100);
+    for (const [html, plain] of parts) {
+      expect((html ?? '').length).toBeLessThanOrEqual(100);
+      expect((plain ?? '').length).toBeLessThanOrEqual(100);
+    }
+    const plain = parts.map(([, p]) => p).join(' ');
+    expect(plain.replace(/\s+/g, ' ')).toBe(text.replace('**bold end**', 'bold end').replace(/\s+/g, ' '));
+    expect(parts[parts.length - 1]?.[0]).toMatch(/<b>bold end<\/b>$/);
+  });
+
+  it('splits a code block too long for one message into closed code blocks', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `const v${i} = ${i} < 1;`);
+    const parts = formatParts('```js\n' + lines.join('\n') + '\n```', [telegramHtml], 300).map(([html]) => html ?? '');
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(300);
+      expect(part).toMatch(/^<pre><code class="language-js">[^]*<\/code><\/pre>$/);
+    }
+    expect(parts.join('\n').replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').split('\n')).toEqual(lines);
+  });
+
+  it('cuts a word longer than a message', () => {
+    const parts = formatParts('x'.repeat(250), [telegramHtml], 100).map(([html]) => html);
+    expect(parts).toEqual(['x'.repeat(100), 'x'.repeat(100), 'x'.repeat(50)]);
+  });
+});

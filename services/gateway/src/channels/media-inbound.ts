@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { channelAddressSchema, mediaRefSchema, type Config, type DbClient } from '@assistant/shared';
+import { insertTurn } from '../turns/submit-message';
+import type { InboundContent, InboundMessage } from './channel-types';
+import { channelSessionKey } from './identities';
+
+/** A voice note waiting for its transcript (channel_messages.media): what to fetch, where its turn goes. */
+export const pendingVoiceSchema = z.object({ ref: mediaRefSchema, session_key: z.string().min(1), reply_to: channelAddressSchema });
+export type PendingVoice = z.infer<typeof pendingVoiceSchema>;
+
+export const VOICE_OFFLINE_REPLY =
+  'Voice notes need a model endpoint, and this assistant runs on its built-in offline planner, which cannot listen. Please type your message instead.';
+
+type MediaContent = Extract<InboundContent, { kind: 'voice' | 'photo' }>;
+type MediaOutcome = { reply: string } | { turnId: string } | { voice: PendingVoice };
+
+/**
+ * What a voice note or a photo causes, inside the message's transaction. A photo starts its turn
+ * at once, carrying only the provider's reference to the image. A voice note is transcribed
+ * later by a `transcribe` job (downloading and transcribing take seconds: the webhook answers
+ * first), which starts the turn with the transcript as the user's message.
+ */
+export async function acceptMedia(
+  client: DbClient,
+  config: Config,
+  message: InboundMessage,
+  userId: string,
+  content: MediaContent,
+): Promise<MediaOutcome> {
+  if (content.kind === 'voice' && config.LLM_PROVIDER === 'offline') return { reply: VOICE_OFFLINE_REPLY };
+  const sessionKey = await channelSessionKey(client, userId, message);
+  if (content.kind === 'voice') return { voice: { ref: content.media, session_key: sessionKey, reply_to: message.replyTo } };
+  const caption = content.caption.trim();
+  // Stored as the user's message: history, digests and the console show that a photo came.
+  const text = caption === '' ? '[photo]' : `[photo] ${caption}`;
+  return { turnId: (await insertTurn(client, { userId, sessionKey, text, origin: message.replyTo, attachment: content.media })).turnId };
+}

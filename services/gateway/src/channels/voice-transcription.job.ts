@@ -1,0 +1,80 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import {
+  downloadMedia,
+  isPermanentModelError,
+  jobId,
+  MediaDownloadError,
+  parseJob,
+  VOICE_MAX_BYTES,
+  withTransaction,
+  type ChannelAddress,
+  type JobData,
+  type Runtime,
+} from '@assistant/shared';
+import type { Transcriber } from '../llm/transcriber';
+import { insertTurn } from '../turns/submit-message';
+import { pendingVoiceSchema } from './media-inbound';
+
+export const VOICE_FAILED_REPLY = 'Sorry, I could not make out that voice note. Please try again, or type your message.';
+/** A transcript is a chat message: the API's 16,000 characters apply (CONTRACT §3). */
+const MAX_TRANSCRIPT = 16_000;
+
+/**
+ * The `transcribe` job: downloads a voice note (streamed, capped at 20 MB, never in Redis),
+ * transcribes it and starts its turn with the transcript as the user's message. A failure is
+ * retried with the job's backoff; when no attempt is left (or none could help) the person gets
+ * a short apology, so a voice note is never lost silently. Creating the turn is idempotent: the
+ * channel message row is locked and keeps the turn's id.
+ */
+export function createTranscriptionProcessor(runtime: Runtime, transcriber: Transcriber) {
+  const { db, config, queues } = runtime;
+
+  async function reply(to: ChannelAddress, text: string, rowId: string): Promise<void> {
+    const data: JobData<'deliveries', 'reply'> = { to, text };
+    await queues.deliveries.add('reply', data, { jobId: jobId('voice-reply', rowId) });
+  }
+
+  return async function transcribe(job: Job): Promise<void> {
+    const { channelMessageId } = parseJob('deliveries', 'transcribe', job.data) as JobData<'deliveries', 'transcribe'>;
+    const found = await db.query<{ user_id: string | null; turn_id: string | null; media: unknown }>(
+      'SELECT user_id, turn_id, media FROM channel_messages WHERE id = $1',
+      [channelMessageId],
+    );
+    const row = found.rows[0];
+    // The user was erased meanwhile: nothing to answer.
+    if (!row?.user_id) return;
+    if (row.turn_id) return runtime.outbox.flush(row.turn_id);
+    const voice = pendingVoiceSchema.parse(row.media);
+
+    let text: string;
+    try {
+      const audio = await downloadMedia(config, voice.ref, VOICE_MAX_BYTES);
+      text = cleanTranscript(await transcriber.transcribe(audio));
+    } catch (error) {
+      const permanent = error instanceof MediaDownloadError ? error.permanent : isPermanentModelError(error);
+      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
+      if (permanent) throw new UnrecoverableError(error instanceof Error ? error.message : 'voice note unusable');
+      throw error;
+    }
+    if (text === '') return reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
+
+    const userId = row.user_id;
+    const turnId = await withTransaction(db, async (client) => {
+      const locked = await client.query<{ turn_id: string | null }>('SELECT turn_id FROM channel_messages WHERE id = $1 FOR UPDATE', [
+        channelMessageId,
+      ]);
+      const existing = locked.rows[0]?.turn_id;
+      if (existing) return existing;
+      const { turnId: id } = await insertTurn(client, { userId, sessionKey: voice.session_key, text, origin: voice.reply_to, ifBusy: 'merge' });
+      await client.query('UPDATE channel_messages SET turn_id = $2 WHERE id = $1', [channelMessageId, id]);
+      return id;
+    });
+    await runtime.outbox.flush(turnId);
+  };
+}
+
+/** Control characters removed (as for any chat text), length capped, blank means nothing was heard. */
+export function cleanTranscript(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '').trim().slice(0, MAX_TRANSCRIPT);
+}

@@ -1,0 +1,26 @@
+import OpenAI, { toFile } from 'openai';
+import type { Config, DownloadedMedia } from '@assistant/shared';
+
+/** Voice to text through `{OPENAI_BASE_URL}/audio/transcriptions` with TRANSCRIPTION_MODEL (CONTRACT §2). */
+export class Transcriber {
+  private readonly client: OpenAI;
+  private readonly model: string;
+
+  constructor(config: Config) {
+    this.client = new OpenAI({
+      // Local OpenAI-compatible servers often need no key, but the SDK insists on one.
+      apiKey: config.OPENAI_API_KEY ?? 'not-needed',
+      ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}),
+      timeout: config.MODEL_TIMEOUT_MS,
+      // Retries belong to the job, whose backoff frees the worker slot in between.
+      maxRetries: 0,
+    });
+    this.model = config.TRANSCRIPTION_MODEL;
+  }
+
+  async transcribe(audio: DownloadedMedia): Promise<string> {
+    const file = await toFile(audio.data, audio.fileName, { type: audio.mimeType });
+    const result = await this.client.audio.transcriptions.create({ file, model: this.model });
+    return result.text;
+  }
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { RefRegistry, ToolInputError, UUID_PATTERN } from '@assistant/shared';
+import { ToolHarness } from '../handlers/test-support';
+import { McpRefs } from './mcp-refs';
+
+const harness = new ToolHarness({});
+afterAll(() => harness.pool.end());
+
+async function refsFor(server: string) {
+  const user = await harness.newUser();
+  return new McpRefs(new RefRegistry(harness.pool, user.sessionId, user.userId), server);
+}
+
+describe('McpRefs', () => {
+  it('shows each UUID of a result as a ref of the server, the same ref every time', async () => {
+    const refs = await refsFor('home-lab');
+    const [a, b] = [randomUUID(), randomUUID()];
+    expect(await refs.hide(`lamp ${a}, door ${b}, lamp again ${a.toUpperCase()}`)).toBe('lamp home-lab_1, door home-lab_2, lamp again home-lab_1');
+    expect(await refs.hide(`door ${b}`)).toBe('door home-lab_2');
+    expect(await refs.hide('no ids here')).toBe('no ids here');
+  });
+
+  it('turns the refs in arguments back into UUIDs, wherever they stand in strings', async () => {
+    const refs = await refsFor('notes');
+    const id = randomUUID();
+    await refs.hide(id);
+    expect(await refs.reveal({ note_id: 'notes_1', list: ['see notes_1'], other: 'folder_1', count: 1 })).toEqual({
+      note_id: id,
+      list: [`see ${id}`],
+      other: 'folder_1',
+      count: 1,
+    });
+  });
+
+  it('refuses UUIDs and refs the conversation never showed', async () => {
+    const refs = await refsFor('notes');
+    await expect(refs.reveal({ note_id: randomUUID() })).rejects.toThrow(ToolInputError);
+    await expect(refs.reveal({ note_id: 'notes_7' })).rejects.toThrow('notes_7 is not a ref of this conversation.');
+  });
+
+  it('keeps refs per session: another session does not resolve them', async () => {
+    const first = await refsFor('notes');
+    const shown = await first.hide(randomUUID());
+    const second = await refsFor('notes');
+    await expect(second.reveal({ note_id: shown })).rejects.toThrow(ToolInputError);
+    expect(shown).not.toMatch(UUID_PATTERN);
+  });
+});

@@ -1,0 +1,39 @@
+import { schemaProblems, toMcpTool } from './mcp-schemas';
+
+describe('toMcpTool', () => {
+  it('names the tool <server>__<tool>, keeps its schema and reads its annotations', () => {
+    const { tool } = toMcpTool('files', {
+      name: 'write',
+      description: 'Write a file 123e4567-e89b-12d3-a456-426614174000.',
+      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      annotations: { readOnlyHint: false, idempotentHint: true },
+    });
+    expect(tool?.entry).toEqual({
+      name: 'files__write',
+      server: 'files',
+      tool: 'write',
+      description: 'Write a file [hidden id].',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      readOnly: false,
+      idempotent: true,
+    });
+    expect(tool?.validate({ path: 'a.txt' })).toBe(true);
+    expect(tool?.validate({ path: 3 })).toBe(false);
+    expect(schemaProblems(tool?.validate as never)).toBe('path: must be string');
+    expect(tool?.validate({})).toBe(false);
+    expect(schemaProblems(tool?.validate as never)).toBe("arguments: must have required property 'path'");
+  });
+
+  it('treats missing annotations as neither read-only nor idempotent', () => {
+    const { tool } = toMcpTool('files', { name: 'touch', inputSchema: { type: 'object' } });
+    expect(tool?.entry).toMatchObject({ readOnly: false, idempotent: false, description: 'touch' });
+  });
+
+  it('leaves out a tool the model could not call, saying why', () => {
+    expect(toMcpTool('files', { name: 'has space', inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
+    expect(toMcpTool('files', { name: 'x'.repeat(60), inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
+    expect(toMcpTool('files', { name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } }).problem).toContain(
+      'invalid input schema',
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mcpToolName, stripUuids, type McpToolEntry } from '@assistant/shared';
+
+/** OpenAI-compatible function names: what `<server>__<tool>` must be for the model to call it. */
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export interface McpTool {
+  entry: McpToolEntry;
+  validate: ValidateFunction;
+}
+
+// strict: false, since servers write schemas with keywords and formats of every dialect.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+
+/**
+ * A server's tool in our registry's terms, with its compiled argument validator; undefined (with
+ * the reason) for a tool the model could not call: a name that does not fit a function name, or
+ * a schema no validator can compile.
+ */
+export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem?: string } {
+  const name = mcpToolName(server, tool.name);
+  if (!FUNCTION_NAME.test(name)) return { problem: `tool name ${name} is not a valid function name (1-64 of a-z, 0-9, _ and -)` };
+  // The dialect is ours to choose (2020-12); a draft-07 `$schema` would make ajv look up a meta-schema it lacks.
+  const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    return { problem: `tool ${name} has an invalid input schema: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const annotations = tool.annotations ?? {};
+  return {
+    tool: {
+      validate,
+      entry: {
+        name,
+        server,
+        tool: tool.name,
+        // What the model is offered never holds a UUID, not even in a server's own texts.
+        description: stripUuids(tool.description ?? tool.title ?? tool.name),
+        parameters: JSON.parse(stripUuids(JSON.stringify(schema))) as Record<string, unknown>,
+        readOnly: annotations.readOnlyHint === true,
+        idempotent: annotations.idempotentHint === true,
+      },
+    },
+  };
+}
+
+/** `a: must be number; (arguments): must have required property 'b'`: ajv's errors for the model. */
+export function schemaProblems(validate: ValidateFunction): string {
+  return (validate.errors ?? []).map((error) => `${error.instancePath.slice(1).replace(/\//g, '.') || 'arguments'}: ${error.message ?? 'invalid'}`).join('; ');
+}

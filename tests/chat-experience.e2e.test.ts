@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { fixture, telegramPhoto, telegramPrivateText, whatsappText } from './helpers/channel-fixtures';
+import { ChannelWebhooks, waitFor as waitUntil } from './helpers/channel-webhooks';
+import { testDb } from './helpers/db';
+import { FakeGraph } from './helpers/fake-graph';
+import { FakeModel, userImages, userText } from './helpers/fake-model';
+import { FakeTelegram } from './helpers/fake-telegram';
+import { TestSystem } from './helpers/system';
+
+/**
+ * A chat that feels alive (CONTRACT §6): typing indicators, Markdown as Telegram HTML and
+ * WhatsApp markup, long answers split at boundaries, voice notes transcribed and photos shown
+ * to the model, through the real processes, the real `openai` SDK and local fake providers.
+ */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const graph = new FakeGraph();
+const system = new TestSystem();
+let db: pg.Pool;
+
+const TG_SECRET = 'tg-secret-chat';
+const TG_TOKEN = '424242:chat-token';
+const WA_APP_SECRET = 'wa-app-secret-chat';
+const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
+const waitFor = <T>(check: () => T | Promise<T>, what: string) => waitUntil(check, what, system.logs);
+
+const MARKDOWN = '**Price** < 5 & > 2\n\n```js\nif (a < b && c > d) run();\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) and `x<y>`.';
+const MARKDOWN_HTML =
+  '<b>Price</b> &lt; 5 &amp; &gt; 2\n\n<pre><code class="language-js">if (a &lt; b &amp;&amp; c &gt; d) run();</code></pre>\n\n' +
+  'See <a href="https://example.com/a?b=1&amp;c=2">the docs</a> and <code>x&lt;y&gt;</code>.';
+/** About 9,000 characters: paragraphs of words around a code block that must stay whole. */
+const sentence = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
+const PARAGRAPHS = Array.from({ length: 12 }, (_, i) => sentence(`p${i}w`, 110));
+const CODE = Array.from({ length: 40 }, (_, i) => `let value${i} = compute(${i});`).join('\n');
+const NINE_THOUSAND = [...PARAGRAPHS.slice(0, 6), '```\n' + CODE + '\n```', ...PARAGRAPHS.slice(6)].join('\n\n');
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start(), graph.start()]);
+  graph.token = 'wa-token-chat';
+  model.script = (body) => {
+    const text = userText(body);
+    if (text.startsWith('slow')) return { content: `done: ${text}`, delayMs: 2_000 };
+    if (text === 'markdown please') return { content: MARKDOWN };
+    if (text === 'nine thousand') return { content: NINE_THOUSAND, chunkSize: 1_000 };
+    return { content: `echo: ${text}` };
+  };
+  db = testDb();
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TRANSCRIPTION_MODEL: 'whisper-test',
+      VISION: 'true',
+      TYPING_INTERVAL_MS: '300',
+      TELEGRAM_BOT_TOKEN: TG_TOKEN,
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      WHATSAPP_ACCESS_TOKEN: graph.token,
+      WHATSAPP_APP_SECRET: WA_APP_SECRET,
+      WHATSAPP_VERIFY_TOKEN: 'verify',
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
+      WHATSAPP_API_BASE_URL: graph.url,
+    },
+  });
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop(), graph.stop()]);
+  await db.end();
+});
+
+function tgVoice(chat: number, fileId: string) {
+  const update = fixture(telegramPrivateText);
+  update.update_id = webhooks.nextId();
+  const { text: _text, ...message } = update.message;
+  return {
+    update_id: update.update_id,
+    message: {
+      ...message,
+      message_id: webhooks.nextId(),
+      from: { ...message.from, id: chat },
+      chat: { ...message.chat, id: chat },
+      voice: { file_id: fileId, file_unique_id: `u${fileId}`, duration: 3, mime_type: 'audio/ogg', file_size: 2_048 },
+    },
+  };
+}
+
+function waMedia(from: string, type: 'audio' | 'image', media: Record<string, unknown>, id = `wamid.${randomUUID()}`): string {
+  const payload = JSON.parse(webhooks.waText(from, 'x', id));
+  const message = payload.entry[0].changes[0].value.messages[0];
+  delete message.text;
+  Object.assign(message, { type, [type]: media });
+  return JSON.stringify(payload);
+}
+
+const userMessagesOf = async (channel: string, externalId: string) =>
+  (
+    await db.query<{ content: string }>(
+      `SELECT m.content FROM messages m JOIN turns t ON t.id = m.turn_id
+       JOIN channel_identities i ON i.user_id = t.user_id
+       WHERE i.channel = $1 AND i.external_id = $2 AND m.role = 'user' ORDER BY m.id`,
+      [channel, externalId],
+    )
+  ).rows.map((row) => row.content);
+
+describe('typing indicators', () => {
+  it('Telegram shows typing while a slow model call runs, and never after the answer', async () => {
+    const chat = webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'slow one'))).status).toBe(200);
+    const answer = await waitFor(() => telegram.received(chat)[0], 'the answer');
+    expect(answer.body.text).toBe('done: slow one');
+    const typing = telegram.callsTo('sendChatAction', chat);
+    // Every 300 ms during a 2 s model call: several, all before the answer.
+    expect(typing.length).toBeGreaterThanOrEqual(3);
+    expect(typing.every((call) => call.body.action === 'typing' && call.at <= answer.at)).toBe(true);
+
+    // Another chat's slow turn spans many beats of the ticker: the first chat gets none of them.
+    const other = webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(other, 'slow two'))).status).toBe(200);
+    await waitFor(() => telegram.received(other).length === 1, 'the other answer');
+    expect(telegram.callsTo('sendChatAction', other).length).toBeGreaterThanOrEqual(3);
+    expect(telegram.callsTo('sendChatAction', chat)).toHaveLength(typing.length);
+  });
+
+  it('WhatsApp marks the message read with a typing indicator when its turn starts', async () => {
+    const waId = `55119${webhooks.nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'slow zap', id))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    const receipts = graph.readReceipts().filter((request) => request.body.message_id === id);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]?.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: id, typing_indicator: { type: 'text' } });
+    expect(receipts[0]?.path).toBe(`/${PHONE_ID}/messages`);
+    expect(receipts[0]?.at).toBeLessThanOrEqual(graph.received(waId)[0]?.at ?? 0);
+  });
+});
+
+describe('formatting', () => {
+  it('sends a Markdown answer with <, >, &, code and a link as valid Telegram HTML', async () => {
+    const chat = webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'markdown please'))).status).toBe(200);
+    const sent = await waitFor(() => telegram.received(chat)[0], 'the answer');
+    expect(sent.body.parse_mode).toBe('HTML');
+    expect(sent.body.text).toBe(MARKDOWN_HTML);
+  });
+
+  it('resends a part as plain text, once, when Telegram cannot parse its entities', async () => {
+    const chat = webhooks.nextId();
+    const refusal = { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"b\" at byte offset 0" };
+    telegram.failSend(chat, 400, refusal);
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'markdown please'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the plain resend');
+    const [refused, plain] = telegram.sendAttempts(chat);
+    expect(refused).toMatchObject({ status: 400, body: { parse_mode: 'HTML', text: MARKDOWN_HTML } });
+    expect(plain?.body.parse_mode).toBeUndefined();
+    expect(plain?.body.text).toBe('Price < 5 & > 2\n\nif (a < b && c > d) run();\n\nSee the docs (https://example.com/a?b=1&c=2) and x<y>.');
+    // A later answer is the barrier: the part was not sent a third time.
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'after'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
+    expect(telegram.sendAttempts(chat)).toHaveLength(3);
+  });
+
+  it('sends WhatsApp its own markup', async () => {
+    const waId = `55119${webhooks.nextId()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'markdown please'))).status).toBe(200);
+    const reply = await waitFor(() => graph.received(waId)[0], 'the reply');
+    expect(reply.body.text.body).toBe(
+      '*Price* < 5 & > 2\n\n```\nif (a < b && c > d) run();\n```\n\nSee the docs (https://example.com/a?b=1&c=2) and `x<y>`.',
+    );
+  });
+
+  it('splits a 9,000-character answer between paragraphs, keeping the code block whole', async () => {
+    expect(NINE_THOUSAND.length).toBeGreaterThan(9_000);
+    const chat = webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'nine thousand'))).status).toBe(200);
+    // Parts go out in order: the closing paragraph arrives last.
+    await waitFor(() => telegram.received(chat).some((call) => String(call.body.text).endsWith(PARAGRAPHS[11] ?? '')), 'the last part');
+    const parts = telegram.received(chat).map((call) => String(call.body.text));
+    for (const part of parts) expect(part.length).toBeLessThan(4_096);
+    const codeHtml = `<pre><code>${CODE}</code></pre>`;
+    expect(parts.filter((part) => part.includes(codeHtml))).toHaveLength(1);
+    expect(parts.join('\n\n')).toBe([...PARAGRAPHS.slice(0, 6), codeHtml, ...PARAGRAPHS.slice(6)].join('\n\n'));
+  });
+});
+
+describe('voice notes', () => {
+  it('transcribes a Telegram voice note and answers it; the transcript is the user message', async () => {
+    const chat = webhooks.nextId();
+    telegram.addFile('voice-tg-1', 'voice/file_1.oga', 'hello from my voice');
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-tg-1'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    expect(telegram.received(chat)[0]?.body.text).toBe('echo: hello from my voice');
+    const download = telegram.calls.find((call) => call.method === 'download' && call.body.path === 'voice/file_1.oga');
+    expect(download?.token).toBe(TG_TOKEN);
+    expect(model.transcriptions.find((request) => request.audio === 'hello from my voice')).toMatchObject({
+      model: 'whisper-test',
+      fileName: 'media.ogg',
+    });
+    expect(await userMessagesOf('telegram', String(chat))).toEqual(['hello from my voice']);
+  });
+
+  it('transcribes a WhatsApp audio message, fetched with the access token, and answers it', async () => {
+    const waId = `55119${webhooks.nextId()}`;
+    graph.addMedia('media-audio-1', 'audio/ogg', 'olá pela voz');
+    expect((await webhooks.postWhatsApp(waMedia(waId, 'audio', { id: 'media-audio-1', mime_type: 'audio/ogg; codecs=opus', voice: true }))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá pela voz');
+    const fetched = graph.requests.filter((request) => request.path.includes('media-audio-1'));
+    expect(fetched.map((request) => [request.status, request.authorization])).toEqual([
+      [200, `Bearer ${graph.token}`],
+      [200, `Bearer ${graph.token}`],
+    ]);
+    expect(await userMessagesOf('whatsapp', waId)).toEqual(['olá pela voz']);
+  });
+
+  it('retries a failed transcription, and apologises when it cannot succeed', async () => {
+    const chat = webhooks.nextId();
+    let failures = 0;
+    model.transcribe = (request) => {
+      if (request.audio === 'flaky audio' && failures++ < 2) return { status: 503 };
+      if (request.audio === 'broken audio') return { status: 400 };
+      return { text: request.audio };
+    };
+    telegram.addFile('voice-flaky', 'voice/flaky.oga', 'flaky audio');
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-flaky'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer after retries');
+    expect(telegram.received(chat)[0]?.body.text).toBe('echo: flaky audio');
+    expect(model.transcriptions.filter((request) => request.audio === 'flaky audio')).toHaveLength(3);
+
+    telegram.addFile('voice-broken', 'voice/broken.oga', 'broken audio');
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-broken'))).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 2, 'the apology');
+    expect(telegram.received(chat)[1]?.body.text).toContain('could not make out that voice note');
+  });
+});
+
+describe('photos with VISION=true', () => {
+  it('sends the largest photo within 5 MB and its caption to the model as an image part and text', async () => {
+    const chat = webhooks.nextId();
+    const update = fixture(telegramPhoto);
+    update.update_id = webhooks.nextId();
+    const huge = { file_id: 'photo-huge', file_unique_id: 'uh', file_size: 6_000_000, width: 4000, height: 3000 };
+    Object.assign(update.message, {
+      from: { ...update.message.from, id: chat },
+      chat: { ...update.message.chat, id: chat },
+      photo: [...update.message.photo, huge],
+    });
+    const chosen = update.message.photo[1]?.file_id as string;
+    telegram.addFile(chosen, 'photos/file_9.jpg', 'JPEG-BYTES');
+    expect((await webhooks.postTelegram(update)).status).toBe(200);
+    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    expect(telegram.received(chat)[0]?.body.text).toBe('echo: [photo] olha isso');
+    const request = model.requests.find((r) => userText(r.body) === '[photo] olha isso');
+    expect(request && userImages(request.body)).toEqual([`data:image/jpeg;base64,${Buffer.from('JPEG-BYTES').toString('base64')}`]);
+    expect(telegram.calls.some((call) => call.method === 'getFile' && call.body.file_id === 'photo-huge')).toBe(false);
+  });
+
+  it('does the same for a WhatsApp image, fetched with the access token', async () => {
+    const waId = `55119${webhooks.nextId()}`;
+    graph.addMedia('media-image-1', 'image/png', 'PNG-BYTES');
+    expect((await webhooks.postWhatsApp(waMedia(waId, 'image', { id: 'media-image-1', mime_type: 'image/png', caption: 'recibo' }))).status).toBe(200);
+    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    expect(graph.received(waId)[0]?.body.text.body).toBe('echo: [photo] recibo');
+    const request = model.requests.find((r) => userText(r.body) === '[photo] recibo');
+    expect(request && userImages(request.body)).toEqual([`data:image/png;base64,${Buffer.from('PNG-BYTES').toString('base64')}`]);
+  });
+});
+
+describe('voice with the offline planner', () => {
+  const offline = new TestSystem();
+  const offlineHooks = new ChannelWebhooks(() => offline.url, TG_SECRET, WA_APP_SECRET);
+
+  beforeAll(async () => {
+    // The reply comes from the gateway alone: no worker is needed.
+    await offline.start({
+      services: ['gateway'],
+      env: { LLM_PROVIDER: 'offline', TELEGRAM_BOT_TOKEN: TG_TOKEN, TELEGRAM_WEBHOOK_SECRET: TG_SECRET, TELEGRAM_API_BASE_URL: telegram.url },
+    });
+  });
+  afterAll(() => offline.stop());
+
+  it('answers that voice needs a model endpoint', async () => {
+    const chat = offlineHooks.nextId() + 900_000;
+    const before = model.transcriptions.length;
+    expect((await offlineHooks.postTelegram(tgVoice(chat, 'voice-offline'))).status).toBe(200);
+    await waitUntil(() => telegram.received(chat).length === 1, 'the explanation', offline.logs);
+    expect(telegram.received(chat)[0]?.body.text).toContain('Voice notes need a model endpoint');
+    expect(model.transcriptions.length).toBe(before);
+  });
+});

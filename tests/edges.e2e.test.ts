@@ -1,0 +1,199 @@
+import { Api } from './helpers/api';
+import { afterTools, FakeModel, userText } from './helpers/fake-model';
+import { testDb } from './helpers/db';
+import { TestSystem } from './helpers/system';
+import { waitFor } from './helpers/channel-webhooks';
+
+/**
+ * The edges of the API against careless and hostile clients (CONTRACT §3, §4): input the system
+ * will not store, open streams per user, rate limits on what a user creates, the model allowlist.
+ */
+const model = new FakeModel();
+const system = new TestSystem();
+let api: Api;
+
+beforeAll(async () => {
+  await model.start();
+  // Every message plans one change, so in manual mode its turn waits for approval with its stream open.
+  model.script = (body) =>
+    afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body) } }] };
+  await system.start({ env: { OPENAI_BASE_URL: model.url, MODEL_ALLOWLIST: 'gpt-4o-mini, gpt-4o' } });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await model.stop();
+});
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+const deep = (depth: number): unknown => JSON.parse(nested(depth));
+
+
+describe('input the system will not store', () => {
+  it('answers 400 with the error body to a NUL (or a lone surrogate) in any text field, key, path or query', async () => {
+    const user = await api.createUser(system.adminToken, 'Nul');
+    const attempts: [string, string, unknown][] = [
+      ['POST', '/v1/messages', { text: 'hi\u0000there' }],
+      ['PATCH', '/v1/me', { assistant_name: 'Bo\u0000b' }],
+      ['PUT', '/v1/profile/soul', { content: 'calm\u0000' }],
+      ['POST', '/v1/gotchas', { description: 'x\u0000' }],
+      ['PATCH', '/v1/preferences', { settings: { note: ['deep', { in: 'a\u0000' }] } }],
+      ['PATCH', '/v1/preferences', { settings: { 'key\u0000': 1 } }],
+      ['PATCH', '/v1/preferences', { settings: { half: 'pair \ud83d' } }],
+      ['GET', '/v1/sessions/agent%00main/messages', undefined],
+      ['GET', '/v1/approvals?status=pending%00', undefined],
+    ];
+    for (const [method, path, body] of attempts) {
+      const res = await user.request(method, path, body);
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect(res.body.error).toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/NUL|lone surrogate/) });
+    }
+    const admin = await new Api(system.url, system.adminToken).post('/v1/users', { display_name: 'Eve\u0000' });
+    expect(admin.status).toBe(400);
+    expect((await user.get('/v1/me')).body.assistant_name).not.toContain('\u0000');
+  });
+
+  it('answers 400 to JSON nested deeper than 64 levels on every route, and accepts 64', async () => {
+    const user = await api.createUser(system.adminToken, 'Deep');
+    for (const [method, path] of [
+      ['POST', '/v1/messages'],
+      ['PATCH', '/v1/preferences'],
+      ['POST', '/v1/link-codes'],
+      ['POST', '/v1/turns/00000000-0000-4000-8000-000000000000/continue'],
+      ['POST', '/v1/users'],
+    ] as const) {
+      // As text: serialising it here would overflow this process's own stack.
+      const res = await user.request(method, path, `{"text":"x","settings":${nested(5_000)}}`, { 'content-type': 'application/json' });
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect(res.body.error.message).toMatch(/nested deeper than 64/);
+    }
+    // The body is level 1 and settings level 2: 62 arrays inside make 64 levels in all.
+    const ok = await user.patch('/v1/preferences', { settings: { nested: deep(62) } });
+    expect(ok.status).toBe(200);
+    expect((await user.patch('/v1/preferences', { settings: { nested: deep(63) } })).status).toBe(400);
+  });
+});
+
+describe('open event streams', () => {
+  /** Opens a turn's stream and keeps it open; `close` ends it from the client side. */
+  async function openStream(user: Api, turnId: string) {
+    const controller = new AbortController();
+    const res = await fetch(`${system.url}/v1/turns/${turnId}/events`, {
+      headers: { authorization: `Bearer ${user.apiKey}` },
+      signal: controller.signal,
+    });
+    return { res, close: () => controller.abort() };
+  }
+
+  it('holds at most 20 per user (429 with Retry-After past it); a closed stream frees its slot', async () => {
+    const user = await api.createUser(system.adminToken, 'Streamer');
+    const other = await api.createUser(system.adminToken, 'Other');
+    const { turn_id } = await user.send('Waiting folder');
+    const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(user, turn_id)));
+    expect(streams.map((s) => s.res.status)).toEqual(Array(20).fill(200));
+
+    const refused = await openStream(user, turn_id);
+    expect(refused.res.status).toBe(429);
+    expect(Number(refused.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.res.json()).toMatchObject({ error: { code: 'too_many_streams' } });
+    // Another user's streams are not counted against this one.
+    const theirs = await other.send('Their folder');
+    const own = await openStream(other, theirs.turn_id);
+    expect(own.res.status).toBe(200);
+    own.close();
+
+    streams.pop()?.close();
+    const freed = await waitFor(async () => {
+      const next = await openStream(user, turn_id);
+      if (next.res.status === 200) return next;
+      await next.res.body?.cancel();
+      return undefined;
+    }, 'a freed slot', system.logs);
+    freed.close();
+    for (const stream of streams) stream.close();
+  });
+
+  it("frees a dead gateway's slots once their lease lapses", async () => {
+    const user = await api.createUser(system.adminToken, 'Orphan');
+    const { turn_id } = await user.send('Orphan folder');
+    const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(user, turn_id)));
+    expect(streams.every((s) => s.res.status === 200)).toBe(true);
+    await system.signal('gateway', 'SIGKILL');
+    for (const stream of streams) stream.close();
+    system.spawn('gateway');
+    await system.waitReady();
+    const next = await waitFor(async () => {
+      const attempt = await openStream(user, turn_id);
+      if (attempt.res.status === 200) return attempt;
+      await attempt.res.body?.cancel();
+      return undefined;
+    }, 'the lapsed slots', system.logs, 40_000);
+    next.close();
+  }, 60_000);
+});
+
+describe('limits on what a user creates', () => {
+  it('rate-limits link codes and gotchas with 429 and Retry-After', async () => {
+    const user = await api.createUser(system.adminToken, 'Limited');
+    for (const [path, body, allowed] of [
+      ['/v1/link-codes', {}, 10],
+      ['/v1/gotchas', { description: 'A pitfall' }, 30],
+    ] as const) {
+      for (let i = 0; i < allowed; i++) expect((await user.post(path, body)).status).toBe(201);
+      const refused = await user.post(path, body);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('accepts only default models within MODEL_ALLOWLIST; a refused PATCH changes nothing', async () => {
+    const user = await api.createUser(system.adminToken, 'Chooser');
+    expect((await user.patch('/v1/preferences', { default_model: 'gpt-4o' })).body.default_model).toBe('gpt-4o');
+    const refused = await user.patch('/v1/preferences', { default_model: 'o1-pro', max_iterations: 3 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([expect.objectContaining({ path: ['default_model'] })]);
+    expect((await user.get('/v1/preferences')).body).toMatchObject({ default_model: 'gpt-4o', max_iterations: 15 });
+    expect((await user.patch('/v1/preferences', { default_model: null })).body.default_model).toBeNull();
+  });
+
+  it('calls the default model for a user whose model was chosen before MODEL_ALLOWLIST left it out', async () => {
+    const user = await api.createUser(system.adminToken, 'Early chooser');
+    await user.patch('/v1/preferences', { autonomous_mode: true });
+    const db = testDb();
+    try {
+      await db.query(`UPDATE user_preferences SET default_model = 'o1-pro' WHERE user_id = $1`, [user.userId]);
+    } finally {
+      await db.end();
+    }
+    const before = model.requests.length;
+    const { events } = await user.converse('Allowlisted');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const models = model.requests.slice(before).map((request) => request.body.model);
+    expect(models.length).toBeGreaterThan(0);
+    expect(models.every((name) => name === 'gpt-4o-mini')).toBe(true);
+  });
+
+  it('refuses to start with an ADMIN_TOKEN under 16 characters, naming it', async () => {
+    const child = system.spawn('gateway', { ADMIN_TOKEN: 'too-short', PORT: '0' }, 'short-token');
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('ADMIN_TOKEN: must be at least 16 characters');
+    expect(stderr).not.toContain('too-short');
+  });
+});
+
+describe('approvals', () => {
+  it('lists each approval with approval_id, the name its events use, and id', async () => {
+    const user = await api.createUser(system.adminToken, 'Approver');
+    const { turn_id } = await user.send('Approved folder');
+    const events = await user.events(turn_id, { until: (event) => event.event === 'tool_approval_request' });
+    const approvalId = events.at(-1)?.data.approval_id;
+    const listed = await user.get('/v1/approvals?status=pending');
+    expect(listed.body).toEqual([expect.objectContaining({ approval_id: approvalId, id: approvalId })]);
+  });
+});

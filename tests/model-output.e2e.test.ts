@@ -1,0 +1,139 @@
+import type pg from 'pg';
+import { Api } from './helpers/api';
+import { testDb } from './helpers/db';
+import { afterTools, byUserText, FakeModel, type ChatRequestBody } from './helpers/fake-model';
+import { TestSystem } from './helpers/system';
+
+/**
+ * What a model sends is untrusted input (CONTRACT §5): broken, huge or hostile tool calls fail
+ * their own task and the turn goes on; nothing of them grows storage, metrics or the next prompt
+ * without bound; the provider's error text never reaches the user.
+ */
+const model = new FakeModel();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+const PROVIDER_SECRET = 'sk-proj-Zz9SecretKeyLeak0123456789';
+const HUGE = 'x'.repeat(5 * 1024 * 1024);
+
+beforeAll(async () => {
+  await model.start();
+  model.script = byUserText({
+    'hostile calls': (body) =>
+      afterTools(body)
+        ? { content: 'Done what could be done.' }
+        : {
+            toolCalls: [
+              { name: 'create_folder', arguments: '{"name": "Broken"' },
+              { name: 'create_folder', arguments: '["Work"]' },
+              { name: 'create_folder', arguments: JSON.stringify({ name: HUGE }) },
+              { name: 'create_folder', arguments: '{"name":"Nul\\u0000Folder"}' },
+              { name: 'create_folder', arguments: `{"name":${'['.repeat(5_000)}${']'.repeat(5_000)}}` },
+              { name: 'drop_all_tables_now', arguments: {} },
+              { name: `invented_${'z'.repeat(300)}`, arguments: {} },
+              { name: 'create_folder', arguments: { name: 'Valid' } },
+            ],
+          },
+    'many calls': (body) =>
+      afterTools(body)
+        ? { content: 'Some were not run.' }
+        : { toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'create_folder', arguments: { name: `Many ${i + 1}` } })) },
+    'nul answer': () => ({ content: 'hello\u0000 world' }),
+    'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
+  });
+  db = testDb();
+  await system.start({ env: { OPENAI_BASE_URL: model.url, MAX_TOOL_CALLS_PER_STEP: '4' } });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  await system.stop();
+  await model.stop();
+  await db.end();
+});
+
+async function autonomousUser() {
+  const user = await api.createUser(system.adminToken, 'Mallory');
+  expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+  return user;
+}
+
+const requestsOf = (text: string): ChatRequestBody[] =>
+  model.requests.filter((r) => r.body.messages.some((m) => m.role === 'user' && String(m.content).startsWith(text))).map((r) => r.body);
+
+describe('model output is untrusted', () => {
+  it('turns broken, huge, NUL, deep and unknown calls into failed tasks the model is told about, and goes on', async () => {
+    const user = await autonomousUser();
+    const { turnId, events } = await user.converse('hostile calls');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+
+    const tasks = await db.query<{ ref: string; status: string; failure: string | null; size: number; tool_name: string }>(
+      `SELECT ref, status, failure, length(arguments::text) + length(COALESCE(result, '')) AS size, tool_name
+       FROM tasks WHERE turn_id = $1 ORDER BY position`,
+      [turnId],
+    );
+    expect(tasks.rows.map((t) => [t.status, t.failure])).toEqual([
+      ...Array.from({ length: 7 }, () => ['failed', 'invalid']),
+      ['completed', null],
+    ]);
+    // Stored as bounded placeholders, never the model's raw text.
+    for (const task of tasks.rows) expect(task.size).toBeLessThan(2_000);
+    const stored = await db.query<{ size: number }>(
+      `SELECT COALESCE(SUM(length(content) + length(COALESCE(tool_calls::text, ''))), 0)::int AS size FROM messages WHERE turn_id = $1`,
+      [turnId],
+    );
+    expect(stored.rows[0]?.size).toBeLessThan(20_000);
+
+    // Every failure reached the model as a success:false result, in a prompt of bounded size.
+    const followUp = model.requests.find((r) => r.body.messages.at(-1)?.role === 'tool' && r.raw.includes('hostile calls'));
+    expect(followUp?.raw.length).toBeLessThan(100_000);
+    const results = (followUp?.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)));
+    expect(results).toHaveLength(8);
+    expect(results.slice(0, 7).every((r: { success: boolean }) => r.success === false)).toBe(true);
+    expect(results.map((r: { error?: string }) => r.error ?? '').join('\n')).toMatch(/not valid JSON[\s\S]*not a JSON object[\s\S]*over the limit[\s\S]*NUL[\s\S]*deeper[\s\S]*no tool named/);
+    expect(results[7]).toMatchObject({ success: true });
+
+    const updates = events.filter((e) => e.event === 'task_update' && e.data.status === 'failed');
+    expect(updates).toHaveLength(7);
+    const folders = await db.query<{ name: string }>(`SELECT name FROM folders WHERE user_id = $1`, [user.userId]);
+    expect(folders.rows.map((f) => f.name)).toEqual(['Valid']);
+
+    // Invented tool names count under one label, never as series of their own.
+    const metrics = await (await fetch(`${system.url}/metrics`)).text();
+    expect(metrics).not.toMatch(/drop_all_tables_now|invented_z/);
+    expect(metrics).toMatch(/assistant_tool_calls_total\{outcome="invalid",tool="other"\} 2/);
+  });
+
+  it('runs at most MAX_TOOL_CALLS_PER_STEP calls of one step; the others are answered "not run"', async () => {
+    const user = await autonomousUser();
+    const { turnId, events } = await user.converse('many calls');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const tasks = await db.query<{ status: string }>('SELECT status FROM tasks WHERE turn_id = $1 ORDER BY position', [turnId]);
+    expect(tasks.rows.map((t) => t.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'skipped', 'skipped']);
+    const folders = await db.query(`SELECT 1 FROM folders WHERE user_id = $1`, [user.userId]);
+    expect(folders.rowCount).toBe(4);
+    const last = requestsOf('many calls').at(-1);
+    const notRun = (last?.messages ?? []).filter((m) => m.role === 'tool' && String(m.content).includes('Not run'));
+    expect(notRun).toHaveLength(2);
+    expect(notRun.every((m) => JSON.parse(String(m.content)).success === false)).toBe(true);
+  });
+
+  it('stores an answer holding a NUL character without it', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('nul answer');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    expect(events.find((e) => e.event === 'message')?.data.content).toBe('hello world');
+  });
+
+  it("tells the user the model endpoint refused, in our words; the provider's text goes to the logs without the key", async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('bad key');
+    const error = events.find((e) => e.event === 'error');
+    expect(error?.data).toMatchObject({ code: 'model_error', message: expect.stringMatching(/^The model endpoint refused the request/) });
+    expect(String(error?.data.message)).not.toMatch(/Incorrect API key|sk-/);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'failed' });
+    const logs = system.logs.join('');
+    expect(logs).toMatch(/Incorrect API key provided/);
+    expect(logs).not.toContain(PROVIDER_SECRET);
+  });
+});
