@@ -106,23 +106,25 @@ export function toolLabel(name: string, mcpServers: readonly string[] = []): str
 /**
  * One shutdown path: on SIGINT/SIGTERM run `stop` (stop intake, finish or hand back work, close
  * connections) under a deadline; exit 0 when it finished cleanly, 128 + signal when forced.
+ * `stop` names each step as it begins, so a forced exit says what it was still waiting for.
  */
-export function handleShutdown(logger: Logger, deadlineMs: number, stop: () => Promise<void>): void {
+export function handleShutdown(logger: Logger, deadlineMs: number, stop: (step: (name: string) => void) => Promise<void>): void {
   let stopping = false;
+  let step = 'starting';
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const code = 128 + os.constants.signals[signal];
     const timer = setTimeout(() => {
-      logger.warn({ deadlineMs }, 'shutdown deadline passed, exiting');
+      logger.warn({ deadlineMs, step }, 'shutdown deadline passed, exiting');
       process.exit(code);
     }, deadlineMs);
     timer.unref();
-    stop().then(
+    stop((name) => (step = name)).then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
+        logger.error({ err: error, step }, 'shutdown failed');
         process.exit(code);
       },
     );

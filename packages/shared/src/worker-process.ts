@@ -49,10 +49,13 @@ export function runWorkerProcess(
   });
   logger.info({ ...details, queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY }, `${service} started`);
 
-  handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
     health?.close();
+    step('finishing jobs in progress');
     await Promise.all(workers.map((worker) => worker.close()));
+    step('stopping the service');
     await onStop().catch(() => undefined);
+    step('closing connections');
     await connection.quit().catch(() => undefined);
     await runtime.close();
   });

@@ -33,22 +33,28 @@ server.on('error', (error) => {
   process.exit(1);
 });
 
-handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
   // Stop intake, then end open event streams: their clients resume elsewhere with Last-Event-ID.
+  step('closing HTTP connections');
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Keep-alive connections turn idle as their last response ends; close each as soon as it does.
-  // A client may still reopen a stream on a connection it already had, so streams are ended on
-  // every sweep, not once.
+  // A stream whose request was still being authorised when the stop began registers later, so
+  // streams are ended on every sweep, not once.
   const sweep = () => {
     for (const res of openStreams) res.end();
     server.closeIdleConnections();
   };
   const sweeper = setInterval(sweep, 50);
   sweep();
+  // Requests still running at half the deadline are cut, leaving time to close the rest cleanly.
+  const cutoff = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS / 2);
   await closed;
   clearInterval(sweeper);
+  clearTimeout(cutoff);
   typingTicker.stop();
+  step('finishing deliveries in progress');
   await deliveries.close();
+  step('closing connections');
   await Promise.all([reader.quit(), subscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
   await runtime.close();
 });
