@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 export type Db = pg.Pool;
@@ -17,6 +18,29 @@ export const DB_POOL_SIZE = 20;
  */
 export const DB_CONNECT_WAIT_MS = 120_000;
 
+/** Statements one connection keeps prepared at most; past it, new texts run unprepared. */
+const PREPARED_PER_CONNECTION = 1_000;
+
+/**
+ * Prepares every parameterised statement once per connection (named by a hash of its text),
+ * so PostgreSQL parses and plans the hot path's few dozen statements once instead of on every
+ * call. Statements without parameters (BEGIN, SET LOCAL …) run as they are.
+ */
+function prepareStatements(client: pg.PoolClient): void {
+  const prepared = new Set<string>();
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = `s${createHash('sha1').update(config).digest('base64url')}`;
+      if (prepared.has(name) || prepared.size < PREPARED_PER_CONNECTION) {
+        prepared.add(name);
+        return query({ name, text: config, values }, callback);
+      }
+    }
+    return query(config, values, callback);
+  };
+}
+
 export function createDb(databaseUrl: string, options: { max?: number; application?: string } = {}): Db {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -31,6 +55,7 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
   // An idle client losing its connection (a PostgreSQL restart) must not crash the process:
   // the pool drops it and opens a new one on the next query.
   pool.on('error', () => undefined);
+  pool.on('connect', prepareStatements);
   return pool;
 }
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   appendOutbox,
+  type ChannelAddress,
   DB_POOL_SIZE,
   fail,
   getTool,
@@ -43,6 +44,7 @@ export interface ToolTask {
   session_key: string;
   turn_status: string;
   started_at: Date | null;
+  origin: ChannelAddress | null;
 }
 
 /**
@@ -80,18 +82,14 @@ export class ToolRunner {
     ]);
 
     const plan = this.mcp.owns(task.tool_name)
-      ? await this.mcp.plan(task, (result) => withTransaction(this.runtime.db, (client) => this.complete(client, task, result, null)))
+      ? await this.mcp.plan(task, (result) => this.finish(task, result, null))
       : this.builtinPlan(task);
-    if ('refusal' in plan) {
-      const { result, failure } = plan.refusal;
-      await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
-      return this.runtime.outbox.flush(task.turn_id);
-    }
+    if ('refusal' in plan) return this.finish(task, plan.refusal.result, plan.refusal.failure);
     const { maxAttempts, timeoutMs } = plan;
     let lastProblem = '';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const outcome = await plan.attempt();
-      if (outcome.kind === 'done') return this.runtime.outbox.flush(task.turn_id);
+      if (outcome.kind === 'done') return;
       if (outcome.kind === 'timeout') {
         lastProblem = `timed out after ${timeoutMs / 1000} s`;
         await events.emit(
@@ -128,16 +126,19 @@ export class ToolRunner {
   /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
   async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<void> {
     const error = `${task.tool_name} failed after ${attempts === 1 ? 'its only attempt' : `${attempts} attempts`}: ${problem}`;
-    await withTransaction(this.runtime.db, (client) =>
-      this.complete(client, task, fail(error, 'Tell the user this did not work; do not claim it was done.'), 'error'),
-    );
-    await this.runtime.outbox.flush(task.turn_id);
+    await this.finish(task, fail(error, 'Tell the user this did not work; do not claim it was done.'), 'error');
+  }
+
+  /** Records the task's result in a transaction of its own, then publishes what that owes. */
+  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<void> {
+    const owed = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
+    await this.runtime.outbox.publish(task.turn_id, task.origin, owed);
   }
 
   async load(taskId: string): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
       `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
-              t.user_id, t.session_id, t.session_key, t.status AS turn_status
+              t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin
        FROM tasks k JOIN turns t ON t.id = k.turn_id WHERE k.id = $1`,
       [taskId],
     );
@@ -196,15 +197,16 @@ export class ToolRunner {
         discard = true;
         return { kind: 'timeout' };
       }
-      await this.complete(client, task, result, null, afterCommit);
+      const owed = await this.complete(client, task, result, null, afterCommit);
       await client.query('COMMIT');
+      await this.runtime.outbox.publish(task.turn_id, task.origin, owed);
       return { kind: 'done' };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         discard = true;
       });
       if (error instanceof ToolInputError) {
-        await withTransaction(db, (fresh) => this.complete(fresh, task, error.toResult(), 'invalid'));
+        await this.finish(task, error.toResult(), 'invalid');
         return { kind: 'done' };
       }
       // PostgreSQL's statement_timeout may cancel the statement a moment before our own deadline fires.
@@ -218,14 +220,17 @@ export class ToolRunner {
     }
   }
 
-  /** Finishes the task inside `client`'s transaction and queues its events and the next turn step. */
+  /**
+   * Finishes the task inside `client`'s transaction and queues its events and the next turn
+   * step; answers what it queued (nothing when the task was already finished).
+   */
   private async complete(
     client: DbClient,
     task: ToolTask,
     result: ToolResult,
     failure: 'invalid' | 'error' | 'unknown' | null,
     afterCommit: OutboxEntry[] = [],
-  ): Promise<void> {
+  ): Promise<OutboxEntry[]> {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
@@ -236,13 +241,13 @@ export class ToolRunner {
       [task.id, failed ? 'failed' : 'completed', failed ? (failure ?? 'invalid') : null, text, error ?? null],
     );
     const durationMs = updated.rows[0]?.duration_ms;
-    if (durationMs === undefined) return;
+    if (durationMs === undefined) return [];
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
     await client.query(
       `INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`,
       [task.session_id, task.turn_id, text, task.call_id],
     );
-    await appendOutbox(client, task.turn_id, [
+    const owed = [
       failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
         : outboxEvent({ type: 'tool_complete', task_id: task.ref, tool_name: task.tool_name, result: text }),
@@ -255,7 +260,9 @@ export class ToolRunner {
       }),
       ...afterCommit,
       outboxJob('agent-turns', 'advance', { turnId: task.turn_id }),
-    ]);
+    ];
+    await appendOutbox(client, task.turn_id, owed);
+    return owed;
   }
 }
 

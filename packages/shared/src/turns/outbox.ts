@@ -74,14 +74,20 @@ export class OutboxPublisher {
     private readonly typing?: ChatTyping,
   ) {}
 
-  /** Publishes a turn's pending entries in order, then removes exactly those from the outbox. */
+  /** Publishes whatever a turn's outbox holds (leftovers included), in order. */
   async flush(turnId: string): Promise<void> {
     const found = await this.db.query<{ outbox: OutboxEntry[]; origin: ChannelAddress | null }>(
       'SELECT outbox, origin FROM turns WHERE id = $1',
       [turnId],
     );
-    const entries = found.rows[0]?.outbox ?? [];
-    const origin = found.rows[0]?.origin ?? null;
+    await this.publish(turnId, found.rows[0]?.origin ?? null, found.rows[0]?.outbox ?? []);
+  }
+
+  /**
+   * Publishes entries already committed to the turn's outbox (by the caller's own transition,
+   * so it need not read them back), then removes exactly those from it.
+   */
+  async publish(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (origin) await this.trackTyping(turnId, entries);
     // Events first, all in one round trip, so they precede whatever the jobs go on to emit.

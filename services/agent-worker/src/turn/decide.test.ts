@@ -14,6 +14,7 @@ const turn = (overrides: Partial<TurnRow> = {}): TurnRow => ({
   model: null,
   version: 1,
   claim: null,
+  origin: null,
   ...overrides,
 });
 
@@ -37,7 +38,7 @@ const task = (status: TaskRow['status'], overrides: Partial<TaskRow> = {}): Task
   };
 };
 
-const state = (t: Partial<TurnRow>, tasks: TaskRow[] = []): TurnState => ({ turn: turn(t), tasks });
+const state = (t: Partial<TurnRow>, tasks: TaskRow[] = []): TurnState => ({ turn: turn(t), tasks, outbox: [] });
 
 describe('decide', () => {
   it.each(['queued', 'awaiting_approval', 'awaiting_user', 'completed', 'cancelled'] as const)('waits while the turn is %s', (status) => {

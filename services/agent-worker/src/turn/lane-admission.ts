@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES, type DbClient, type Queryable } from '@assistant/shared';
+import { ACTIVE_STATUSES, type ChannelAddress, type DbClient, type Queryable } from '@assistant/shared';
 
 /** The head of a session's lane, as activateNext reads it with the session row locked. */
 export interface QueuedTurn {
@@ -9,11 +9,12 @@ export interface QueuedTurn {
   inputs: string[];
   /** False while the turn waits for the user's message rate to allow it (a delayed lane job comes back then). */
   due: boolean;
+  origin: ChannelAddress | null;
 }
 
 export async function headOfLane(client: DbClient, sessionId: string): Promise<QueuedTurn | undefined> {
   const next = await client.query<QueuedTurn>(
-    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due
+    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due, origin
      FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
     [sessionId],
   );

@@ -1,6 +1,5 @@
 import {
   ACTIVE_STATUSES,
-  appendOutbox,
   describeCall,
   finishEntries,
   jobId,
@@ -15,6 +14,7 @@ import {
   type McpToolEntry,
   type ModelUsage,
   type OutboxEntry,
+  type OutboxPublisher,
 } from '@assistant/shared';
 import { hasFreeSlot, headOfLane, insertUserMessages } from './lane-admission';
 import type { TaskRow, TurnState } from './turn-state';
@@ -22,13 +22,16 @@ import { recordUnrunTask } from './unrun-tasks';
 import type { ScreenedCall } from './untrusted-output';
 
 /**
- * The agent's own transitions of a turn. Each runs in one transaction guarded by the turn's
- * `version` (or, for a model call, by the claim): when another transition got there first it
- * changes nothing and answers false, and the caller re-reads the state and decides again.
+ * The agent's own transitions of a turn. Each commits at once, guarded by the turn's `version`
+ * (or, for a model call, by the claim): when another transition got there first it changes
+ * nothing and answers false, and the caller re-reads the state and decides again. The turn row
+ * is written once per transition, with the outbox entries it owes, which are then published
+ * from memory (leftovers of a crash are published by the next job that reads the turn).
  */
 export class TurnTransitions {
   constructor(
     private readonly db: Db,
+    private readonly outbox: OutboxPublisher,
     private readonly approvalTtlSeconds: number,
     private readonly sessionIdleSeconds: number,
     private readonly maxToolCallsPerStep: number,
@@ -37,7 +40,7 @@ export class TurnTransitions {
 
   /** Starts the session's oldest queued turn, unless one of its turns is already active. */
   async activateNext(sessionId: string): Promise<string | undefined> {
-    return withTransaction(this.db, async (client) => {
+    const started = await withTransaction(this.db, async (client) => {
       // Serialises lane changes of one session across every worker copy.
       await client.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
       const active = await client.query('SELECT 1 FROM turns WHERE session_id = $1 AND status = ANY($2) LIMIT 1', [
@@ -47,48 +50,54 @@ export class TurnTransitions {
       if (active.rowCount !== 0) return undefined;
       const turn = await headOfLane(client, sessionId);
       if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, this.maxActiveTurnsPerUser))) return undefined;
-      // The preferences in force when the turn starts apply to the whole turn.
-      await client.query(
-        `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1,
-           max_iterations = p.max_iterations, autonomous = p.autonomous_mode, model = p.default_model
-         FROM user_preferences p WHERE t.id = $1 AND p.user_id = t.user_id`,
-        [turn.id],
-      );
-      await insertUserMessages(client, sessionId, turn);
-      await client.query('UPDATE sessions SET last_activity_at = NOW() WHERE id = $1', [sessionId]);
-      await appendOutbox(client, turn.id, [
+      const entries = [
         outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
         outboxJob('agent-turns', 'advance', { turnId: turn.id }),
         sessionIdleDigestJob(sessionId, turn.id, this.sessionIdleSeconds),
-      ]);
-      return turn.id;
+      ];
+      // The preferences in force when the turn starts apply to the whole turn.
+      await client.query(
+        `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1, outbox = t.outbox || $2::jsonb,
+           max_iterations = p.max_iterations, autonomous = p.autonomous_mode, model = p.default_model
+         FROM user_preferences p WHERE t.id = $1 AND p.user_id = t.user_id`,
+        [turn.id, JSON.stringify(entries)],
+      );
+      await insertUserMessages(client, sessionId, turn);
+      await client.query('UPDATE sessions SET last_activity_at = NOW() WHERE id = $1', [sessionId]);
+      return { turn, entries };
     });
+    if (!started) return undefined;
+    await this.outbox.publish(started.turn.id, started.turn.origin, started.entries);
+    return started.turn.id;
   }
 
+  /** Marks the task started and queues its tool job, in one statement. */
   async dispatch(state: TurnState, task: TaskRow): Promise<boolean> {
-    return this.guarded(state, async (client) => {
-      await client.query(`UPDATE tasks SET status = 'in_progress', started_at = NOW() WHERE id = $1`, [task.id]);
-      return [outboxJob('tool-calls', 'run-tool', { taskId: task.id, turnId: state.turn.id }, { jobId: jobId('task', task.id) })];
-    });
+    const entries = [outboxJob('tool-calls', 'run-tool', { taskId: task.id, turnId: state.turn.id }, { jobId: jobId('task', task.id) })];
+    const updated = await this.db.query(
+      `WITH turn AS (
+         UPDATE turns SET version = version + 1, outbox = outbox || $4::jsonb
+         WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL RETURNING id)
+       UPDATE tasks SET status = 'in_progress', started_at = NOW() WHERE id = $3 AND EXISTS (SELECT 1 FROM turn)`,
+      [state.turn.id, state.turn.version, task.id, JSON.stringify(entries)],
+    );
+    if (updated.rowCount !== 1) return false;
+    await this.outbox.publish(state.turn.id, state.turn.origin, entries);
+    return true;
   }
 
   async awaitApproval(state: TurnState): Promise<boolean> {
-    return this.guarded(state, async () => [], 'awaiting_approval');
+    return this.guarded(state, [], 'awaiting_approval');
   }
 
   async askUser(state: TurnState, remaining: TaskRow[]): Promise<boolean> {
     const failed = state.tasks.filter((task) => task.failure === 'error' && !task.asked).map((task) => task.ref);
-    return this.guarded(
-      state,
-      async () => [
-        outboxEvent({
-          type: 'ask_user_continue',
-          question: `${failed.join(', ')} failed even after a retry. Continue with the remaining tasks?`,
-          remaining_tasks: remaining.map((task) => task.ref),
-        }),
-      ],
-      'awaiting_user',
-    );
+    const question = outboxEvent({
+      type: 'ask_user_continue',
+      question: `${failed.join(', ')} failed even after a retry. Continue with the remaining tasks?`,
+      remaining_tasks: remaining.map((task) => task.ref),
+    });
+    return this.guarded(state, [question], 'awaiting_user');
   }
 
   /** Takes ownership of the next model call for this job (see decide()). */
@@ -110,7 +119,7 @@ export class TurnTransitions {
     usage?: ModelUsage,
   ): Promise<boolean> {
     const { turn } = state;
-    return this.claimed(turn.id, claim, async (client) => {
+    return this.claimed(state, claim, { iterations: 1 }, async (client) => {
       await recordModelUsage(client, turn, usage);
       const iteration = turn.iterations + 1;
       await client.query(
@@ -169,7 +178,6 @@ export class TurnTransitions {
           outboxEvent({ type: 'task_list', tasks: planned.map((task) => ({ ...task, status: 'pending' as const })) }),
         );
       }
-      await client.query('UPDATE turns SET iterations = $2 WHERE id = $1', [turn.id, iteration]);
       return entries;
     });
   }
@@ -183,7 +191,7 @@ export class TurnTransitions {
     options: { countIteration: boolean; iterationLimit?: number; usage?: ModelUsage | undefined },
   ): Promise<boolean> {
     const { turn } = state;
-    return this.claimed(turn.id, claim, async (client) => {
+    return this.claimed(state, claim, { iterations: options.countIteration ? 1 : 0, status }, async (client) => {
       // The step's usage commits with its outcome: a step retried after a crash is counted once.
       await recordModelUsage(client, turn, options.usage);
       await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
@@ -191,10 +199,6 @@ export class TurnTransitions {
         turn.id,
         content,
       ]);
-      await client.query(
-        `UPDATE turns SET status = $2, finished_at = NOW(), iterations = iterations + $3 WHERE id = $1`,
-        [turn.id, status, options.countIteration ? 1 : 0],
-      );
       return [
         outboxEvent({ type: 'message', role: 'assistant', content }),
         ...(options.iterationLimit !== undefined
@@ -214,35 +218,52 @@ export class TurnTransitions {
     return found.rows.reverse().map((row) => callSignature(row.tool_name, row.arguments));
   }
 
-  private async guarded(
-    state: TurnState,
-    change: (client: DbClient) => Promise<OutboxEntry[]>,
-    status?: string,
-  ): Promise<boolean> {
-    return withTransaction(this.db, async (client) => {
-      const updated = await client.query(
-        `UPDATE turns SET version = version + 1, status = COALESCE($3, status)
-         WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL`,
-        [state.turn.id, state.turn.version, status ?? null],
-      );
-      if (updated.rowCount !== 1) return false;
-      await appendOutbox(client, state.turn.id, [...(await change(client)), ...(status ? [parkedEntry(state)] : [])]);
-      return true;
-    });
+  /** Parks the turn (waiting for an approval or an answer) in one statement. */
+  private async guarded(state: TurnState, entries: OutboxEntry[], status: 'awaiting_approval' | 'awaiting_user'): Promise<boolean> {
+    const owed = [...entries, parkedEntry(state)];
+    const updated = await this.db.query(
+      `UPDATE turns SET version = version + 1, status = $3, outbox = outbox || $4::jsonb
+       WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL`,
+      [state.turn.id, state.turn.version, status, JSON.stringify(owed)],
+    );
+    if (updated.rowCount !== 1) return false;
+    await this.outbox.publish(state.turn.id, state.turn.origin, owed);
+    return true;
   }
 
-  private async claimed(turnId: string, claim: string, change: (client: DbClient) => Promise<OutboxEntry[]>): Promise<boolean> {
-    return withTransaction(this.db, async (client) => {
+  /**
+   * Records a model step's outcome: `change` writes its rows, then one update of the turn
+   * releases the claim and queues the entries; a claim lost meanwhile rolls all of it back.
+   */
+  private async claimed(
+    state: TurnState,
+    claim: string,
+    turnChange: { iterations: number; status?: 'completed' | 'limit_reached' },
+    change: (client: DbClient) => Promise<OutboxEntry[]>,
+  ): Promise<boolean> {
+    const { turn } = state;
+    const entries = await withTransaction(this.db, async (client) => {
+      const owed = await change(client);
       const updated = await client.query(
-        `UPDATE turns SET claim = NULL, version = version + 1 WHERE id = $1 AND claim = $2 AND status = 'running'`,
-        [turnId, claim],
+        `UPDATE turns SET claim = NULL, version = version + 1, outbox = outbox || $3::jsonb, iterations = iterations + $4,
+           status = COALESCE($5, status), finished_at = CASE WHEN $5::text IS NULL THEN finished_at ELSE NOW() END
+         WHERE id = $1 AND claim = $2 AND status = 'running'`,
+        [turn.id, claim, JSON.stringify(owed), turnChange.iterations, turnChange.status ?? null],
       );
-      if (updated.rowCount !== 1) return false;
-      await appendOutbox(client, turnId, await change(client));
-      return true;
+      if (updated.rowCount !== 1) throw new ClaimLost();
+      return owed;
+    }).catch((error: unknown) => {
+      if (error instanceof ClaimLost) return undefined;
+      throw error;
     });
+    if (!entries) return false;
+    await this.outbox.publish(turn.id, turn.origin, entries);
+    return true;
   }
 }
+
+/** Rolls back a model step whose claim another job took meanwhile. */
+class ClaimLost extends Error {}
 
 /** A turn that parks (waiting for an approval or an answer) frees a slot: the user's other lanes may start. */
 function parkedEntry(state: TurnState): OutboxEntry {

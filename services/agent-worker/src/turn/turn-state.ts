@@ -1,4 +1,4 @@
-import type { MediaRef, Queryable, TaskStatus, TurnStatus } from '@assistant/shared';
+import type { ChannelAddress, MediaRef, OutboxEntry, Queryable, TaskStatus, TurnStatus } from '@assistant/shared';
 
 export interface TurnRow {
   id: string;
@@ -15,6 +15,8 @@ export interface TurnRow {
   claim: string | null;
   /** A channel photo for the model (VISION), by the provider's reference. */
   attachment?: MediaRef | null;
+  /** The chat the turn came from, if any: its events are delivered there too. */
+  origin: ChannelAddress | null;
 }
 
 export interface TaskRow {
@@ -32,19 +34,20 @@ export interface TaskRow {
   asked: boolean;
 }
 
-/** A turn and the tasks the model planned in its latest iteration. */
+/** A turn, the tasks the model planned in its latest iteration, and what it still owes (see outbox.ts). */
 export interface TurnState {
   turn: TurnRow;
   tasks: TaskRow[];
+  outbox: OutboxEntry[];
 }
 
 export async function loadTurnState(db: Queryable, turnId: string): Promise<TurnState | undefined> {
   // One round trip: the turn with the tasks of its latest iteration as a JSON array.
-  const found = await db.query<TurnRow & { tasks: TaskRow[] }>(
+  const found = await db.query<TurnRow & { tasks: TaskRow[]; outbox: OutboxEntry[] }>(
     `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
             array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
             COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
-            t.model, t.version, t.claim, t.attachment,
+            t.model, t.version, t.claim, t.attachment, t.origin, t.outbox,
             COALESCE((SELECT json_agg(json_build_object(
                 'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
                 'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,
@@ -55,6 +58,6 @@ export async function loadTurnState(db: Queryable, turnId: string): Promise<Turn
   );
   const row = found.rows[0];
   if (!row) return undefined;
-  const { tasks, ...turn } = row;
-  return { turn, tasks };
+  const { tasks, outbox, ...turn } = row;
+  return { turn, tasks, outbox };
 }

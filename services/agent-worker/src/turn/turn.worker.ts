@@ -15,7 +15,7 @@ const MAX_DECISIONS_PER_JOB = 200;
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
 export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
   const { db, outbox, logger, config } = runtime;
-  const transitions = new TurnTransitions(db, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS, config.MAX_TOOL_CALLS_PER_STEP,
+  const transitions = new TurnTransitions(db, outbox, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS, config.MAX_TOOL_CALLS_PER_STEP,
     config.MAX_ACTIVE_TURNS_PER_USER);
   const modelDeps = {
     db,
@@ -39,49 +39,48 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
    */
   async function startLanes(sessionId: string): Promise<void> {
     const started = await transitions.activateNext(sessionId);
-    if (started) await outbox.flush(started);
     const early = started ? undefined : await msUntilDue(db, sessionId);
     if (early !== undefined) {
       await runtime.queues['agent-turns'].add('lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
     }
     for (const other of await sessionsWaitingForSlot(db, sessionId, config.MAX_ACTIVE_TURNS_PER_USER)) {
-      const next = await transitions.activateNext(other);
-      if (next) await outbox.flush(next);
+      await transitions.activateNext(other);
     }
   }
 
-  /** Publishes what the turn owes, then takes decisions until the turn waits for something else. */
+  /**
+   * Takes decisions until the turn waits for something else. Each transition publishes what it
+   * committed; entries left over (a crash before publishing, a failure written elsewhere) are
+   * published as soon as the turn is read.
+   */
   async function advance(turnId: string, job: Job, token: string | undefined): Promise<void> {
     const parkedFailure = parking.takeFailure(job.id);
     if (parkedFailure) throw parkedFailure;
-    await outbox.flush(turnId);
     for (let i = 0; i < MAX_DECISIONS_PER_JOB; i++) {
       const state = await loadTurnState(db, turnId);
       if (!state) return;
+      await outbox.publish(turnId, state.turn.origin, state.outbox);
       const decision = decide(state, job.id as string);
       // After a dispatch, or once the turn waits for the user, the next decision is always
-      // "wait": publish and stop without reading the turn again. A transition that lost a race
-      // (false) re-reads and decides again.
-      let waitsNow = false;
+      // "wait": stop without reading the turn again. A transition that lost a race (false)
+      // re-reads and decides again.
       switch (decision.kind) {
         case 'wait':
           return;
         case 'dispatch':
-          waitsNow = await transitions.dispatch(state, decision.task);
+          if (await transitions.dispatch(state, decision.task)) return;
           break;
         case 'await-approval':
-          waitsNow = await transitions.awaitApproval(state);
+          if (await transitions.awaitApproval(state)) return;
           break;
         case 'ask-user':
-          waitsNow = await transitions.askUser(state, decision.remaining);
+          if (await transitions.askUser(state, decision.remaining)) return;
           break;
         case 'call-model':
           // Parks the job (throwing DelayedError) when the model takes a while to answer.
           await parking.run(job, token, runModelStep(modelDeps, state, job.id as string));
           break;
       }
-      await outbox.flush(turnId);
-      if (waitsNow) return;
     }
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
   }
