@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
+import { FINAL_STATUSES } from './turns/turn-status';
 
 const taskStatus = z.enum(['in_progress', 'completed', 'failed', 'skipped']);
 const args = z.record(z.string(), z.unknown());
@@ -44,7 +45,7 @@ export const eventSchemas = {
   iteration_limit: z.object({ max_iterations: z.number().int() }),
   error: z.object({ code: z.string(), message: z.string() }),
   done: z.object({
-    status: z.enum(['completed', 'limit_reached', 'failed', 'cancelled']),
+    status: z.enum(FINAL_STATUSES),
   }),
 } as const;
 

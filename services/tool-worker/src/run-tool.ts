@@ -6,6 +6,7 @@ import {
   fail,
   getTool,
   isConnectionError,
+  isFinal,
   outboxEvent,
   outboxJob,
   RefRegistry,
@@ -70,7 +71,7 @@ export class ToolRunner {
 
   async run(taskId: string): Promise<void> {
     const task = await this.load(taskId);
-    if (!task || task.status !== 'in_progress' || ['completed', 'limit_reached', 'failed', 'cancelled'].includes(task.turn_status)) {
+    if (!task || task.status !== 'in_progress' || isFinal(task.turn_status)) {
       if (task) await this.runtime.outbox.flush(task.turn_id);
       return;
     }

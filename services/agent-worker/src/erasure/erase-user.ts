@@ -1,4 +1,4 @@
-import { ChatTyping, eventKeys, FINAL_STATUSES, markErasing, type Runtime } from '@assistant/shared';
+import { cancelUserTurns, ChatTyping, deleteUserTurns, eventKeys, markErasing, type Runtime } from '@assistant/shared';
 import { removeUserJobs } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
@@ -19,20 +19,14 @@ export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: strin
   const { db } = deps;
   if (!(await markErasing(db, userId))) return false;
 
-  // No transition may follow: the turn state machine only advances turns that are still open.
-  await db.query(
-    `UPDATE turns SET status = 'cancelled', finished_at = COALESCE(finished_at, NOW()), claim = NULL,
-       outbox = '[]'::jsonb, version = version + 1
-     WHERE user_id = $1 AND NOT (status = ANY($2))`,
-    [userId, FINAL_STATUSES],
-  );
+  await cancelUserTurns(db, userId);
   const footprint = await loadFootprint(db, userId);
   const removedJobs = await removeUserJobs(deps.queues, footprint, jobId);
   await deleteRedisKeys(deps, footprint);
 
   const sessions = [...footprint.sessionIds];
   await deleteInBatches(deps, 'DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session_id = ANY($1) LIMIT $2)', sessions);
-  await deleteInBatches(deps, 'DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE user_id = $1 LIMIT $2)', userId);
+  while ((await deleteUserTurns(db, userId, BATCH)) === BATCH);
   await deleteOwnedRows(deps, userId);
   await db.query('DELETE FROM users WHERE id = $1', [userId]);
   // A model call that was streaming when the turns were cancelled may have written a token event since.

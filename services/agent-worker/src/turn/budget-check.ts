@@ -1,5 +1,5 @@
 import { budgetExhausted, budgetExhaustedMessage, failTurn, modelAllowance, type Db } from '@assistant/shared';
-import type { TurnState } from './turn-state';
+import type { TurnState } from '@assistant/shared';
 
 /**
  * CONTRACT §5: past the user's daily token budget no model call is made and the turn ends
@@ -8,13 +8,13 @@ import type { TurnState } from './turn-state';
  * an admin disabled makes no more calls either: their turns already accepted end `failed` with
  * `user_disabled`. Answers true when the turn was stopped.
  */
-export async function stopAtBudget(deps: { db: Db; dailyTokenBudget: number }, { turn }: TurnState): Promise<boolean> {
-  const allowance = await modelAllowance(deps.db, turn.user_id, deps.dailyTokenBudget);
+export async function stopAtBudget(db: Db, dailyTokenBudget: number, { turn }: TurnState): Promise<boolean> {
+  const allowance = await modelAllowance(db, turn.user_id, dailyTokenBudget);
   if (allowance.disabled) {
-    await failTurn(deps.db, turn.id, 'user_disabled', 'This account is disabled, so the assistant cannot answer.');
+    await failTurn(db, turn.id, 'user_disabled', 'This account is disabled, so the assistant cannot answer.');
     return true;
   }
   if (!budgetExhausted(allowance)) return false;
-  await failTurn(deps.db, turn.id, 'budget_exhausted', budgetExhaustedMessage(allowance));
+  await failTurn(db, turn.id, 'budget_exhausted', budgetExhaustedMessage(allowance));
   return true;
 }

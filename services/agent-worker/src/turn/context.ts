@@ -15,7 +15,7 @@ import {
 } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
 import { relevantDocuments } from './relevant-documents';
-import type { TurnRow } from './turn-state';
+import type { TurnRow } from '@assistant/shared';
 
 /** How many of a session's latest messages are read to build the history window. */
 const HISTORY_ROWS = 500;

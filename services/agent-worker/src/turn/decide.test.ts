@@ -1,5 +1,5 @@
 import { decide } from './decide';
-import type { TaskRow, TurnRow, TurnState } from './turn-state';
+import type { TaskRow, TurnRow, TurnState } from '@assistant/shared';
 
 const turn = (overrides: Partial<TurnRow> = {}): TurnRow => ({
   id: 't',

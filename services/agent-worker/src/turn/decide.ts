@@ -1,4 +1,4 @@
-import type { TaskRow, TurnState } from './turn-state';
+import type { TaskRow, TurnState } from '@assistant/shared';
 
 export type Decision =
   | { kind: 'wait' }

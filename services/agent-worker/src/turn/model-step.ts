@@ -1,19 +1,27 @@
-import { getTool, mcpServerOf, toolsForModel, type Db, type EventWriter, type McpCatalog, type SharedMetrics } from '@assistant/shared';
+import {
+  answer,
+  claimModelCall,
+  getTool,
+  isLastIteration,
+  mcpServerOf,
+  planTasks,
+  toolsForModel,
+  type EventWriter,
+  type McpCatalog,
+  type SharedMetrics,
+  type TurnMachine,
+  type TurnState,
+} from '@assistant/shared';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
 import { buildModelMessages } from './context';
-import { callSignature, type TurnTransitions } from './transitions';
+import { LOOP_LENGTH, repeatedCall } from './repeated-calls';
 import { TokenStream } from './token-stream';
 import type { TurnPhotos } from './turn-photo';
-import type { TurnState } from './turn-state';
-import { boundedTokens, screenContent, screenToolCalls, type ScreenedCall } from './untrusted-output';
-
-/** Three identical consecutive tool calls stop the loop (CONTRACT §5). */
-const LOOP_LENGTH = 3;
+import { boundedTokens, screenContent, screenToolCalls } from './untrusted-output';
 
 export interface ModelStepDeps {
-  db: Db;
-  transitions: TurnTransitions;
+  machine: TurnMachine;
   events: EventWriter;
   model: ChatModel;
   defaultModel: string;
@@ -35,14 +43,14 @@ export interface ModelStepDeps {
  */
 export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim: string): Promise<boolean> {
   const { turn } = state;
-  if (turn.claim !== claim && !(await deps.transitions.claim(state, claim))) return false;
+  if (turn.claim !== claim && !(await claimModelCall(deps.machine, state, claim))) return false;
 
-  if (await stopAtBudget(deps, state)) return true;
+  if (await stopAtBudget(deps.machine.db, deps.dailyTokenBudget, state)) return true;
 
-  const last = turn.iterations + 1 >= turn.max_iterations;
+  const last = isLastIteration(turn);
   // Read on every step, also the last: the system prompt lists them and must not change for it.
   const mcpTools = await deps.mcp.tools();
-  const { messages, timeZone } = await buildModelMessages(deps.db, turn, deps.historyTokenBudget, mcpTools);
+  const { messages, timeZone } = await buildModelMessages(deps.machine.db, turn, deps.historyTokenBudget, mcpTools);
   const tokens = new TokenStream((deltas) =>
     deps.events.emitMany(turn.id, deltas.map((delta) => ({ event: { type: 'token' as const, delta } }))),
   );
@@ -65,20 +73,20 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     deps.mcp.configured.includes(mcpServerOf(name) ?? '');
   const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known);
   if (!last && calls.length > 0) {
-    const repeated = await repeatedCall(deps.transitions, turn.id, calls);
+    const repeated = await repeatedCall(deps.machine.db, turn.id, calls);
     if (repeated) {
       const explanation =
         `I stopped: I was about to call ${repeated} with the same arguments ${LOOP_LENGTH} times in a row, ` +
         'which means something is not working as expected. Tell me how you would like to proceed.';
-      return deps.transitions.answer(state, claim, explanation, 'limit_reached', { countIteration: true, usage: response.usage });
+      return answer(deps.machine, state, claim, explanation, 'limit_reached', { countIteration: true, usage: response.usage });
     }
-    return deps.transitions.planTasks(state, claim, screenContent(response.content), calls, mcpTools, response.usage);
+    return planTasks(deps.machine, state, claim, { content: screenContent(response.content), calls, mcpTools, usage: response.usage });
   }
   const content =
     response.content.trim() !== '' || !last
       ? screenContent(response.content)
       : 'I reached the maximum number of steps for one message before finishing.';
-  return deps.transitions.answer(state, claim, content, last ? 'limit_reached' : 'completed', {
+  return answer(deps.machine, state, claim, content, last ? 'limit_reached' : 'completed', {
     countIteration: true,
     usage: response.usage,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
@@ -88,18 +96,6 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
 function allowedModel(deps: ModelStepDeps, chosen: string | null): string {
   if (chosen === null) return deps.defaultModel;
   return deps.modelAllowlist && !deps.modelAllowlist.includes(chosen) ? deps.defaultModel : chosen;
-}
-
-/** The name of a tool that would be called LOOP_LENGTH times in a row with the same arguments, if any. */
-async function repeatedCall(transitions: TurnTransitions, turnId: string, calls: ScreenedCall[]): Promise<string | undefined> {
-  const history = await transitions.recentCallSignatures(turnId, LOOP_LENGTH - 1);
-  // A refused call has no arguments to compare: it never counts as a repeat (max_iterations bounds it).
-  const sequence = [...history, ...calls.map((call) => (call.args ? callSignature(call.name, call.args) : `refused ${call.id}`))];
-  for (let i = LOOP_LENGTH - 1; i < sequence.length; i++) {
-    const window = sequence.slice(i - LOOP_LENGTH + 1, i + 1);
-    if (window.every((signature) => signature === window[0])) return window[0]?.split(' ')[0];
-  }
-  return undefined;
 }
 
 async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {

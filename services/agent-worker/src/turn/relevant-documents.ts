@@ -1,5 +1,5 @@
 import { RefRegistry, searchDocuments, sessionKind, type Queryable, type RelevantDocument } from '@assistant/shared';
-import type { TurnRow } from './turn-state';
+import type { TurnRow } from '@assistant/shared';
 
 /** At most this many documents, each excerpt at most SNIPPET_CHARS, all within BUDGET_CHARS. */
 export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 };

@@ -1,6 +1,6 @@
 import { downloadMedia, PHOTO_MAX_BYTES, type Config, type Logger } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
-import type { TurnRow } from './turn-state';
+import type { TurnRow } from '@assistant/shared';
 
 /**
  * A channel photo reaches the model (VISION=true) as an image part of its turn's user message.

@@ -1,13 +1,25 @@
 import { DelayedError, type Job } from 'bullmq';
-import { expireApproval, failTurn, InvalidJobError, jobId, parseJob, type Runtime } from '@assistant/shared';
+import {
+  activateNext,
+  askUser,
+  awaitApproval,
+  dispatch,
+  expireApproval,
+  failTurn,
+  InvalidJobError,
+  jobId,
+  loadTurnState,
+  msUntilDue,
+  parseJob,
+  sessionsWaitingForSlot,
+  type Runtime,
+  type TurnMachine,
+} from '@assistant/shared';
 import { isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
 import { decide } from './decide';
 import { ModelCallParking } from './model-call-parking';
 import { runModelStep } from './model-step';
-import { msUntilDue, sessionsWaitingForSlot } from './lane-admission';
-import { TurnTransitions } from './transitions';
 import { TurnPhotos } from './turn-photo';
-import { loadTurnState } from './turn-state';
 
 /** More decisions than any turn needs in one job; a bug must not spin forever. */
 const MAX_DECISIONS_PER_JOB = 200;
@@ -15,11 +27,16 @@ const MAX_DECISIONS_PER_JOB = 200;
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
 export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
   const { db, outbox, logger, config } = runtime;
-  const transitions = new TurnTransitions(db, outbox, config.APPROVAL_TTL_SECONDS, config.SESSION_IDLE_SECONDS, config.MAX_TOOL_CALLS_PER_STEP,
-    config.MAX_ACTIVE_TURNS_PER_USER);
-  const modelDeps = {
+  const machine: TurnMachine = {
     db,
-    transitions,
+    outbox,
+    approvalTtlSeconds: config.APPROVAL_TTL_SECONDS,
+    sessionIdleSeconds: config.SESSION_IDLE_SECONDS,
+    maxToolCallsPerStep: config.MAX_TOOL_CALLS_PER_STEP,
+    maxActiveTurnsPerUser: config.MAX_ACTIVE_TURNS_PER_USER,
+  };
+  const modelDeps = {
+    machine,
     events: runtime.events,
     model,
     defaultModel: config.OPENAI_MODEL,
@@ -38,13 +55,13 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
    * chance: a slot of MAX_ACTIVE_TURNS_PER_USER may have freed here.
    */
   async function startLanes(sessionId: string): Promise<void> {
-    const started = await transitions.activateNext(sessionId);
+    const started = await activateNext(machine, sessionId);
     const early = started ? undefined : await msUntilDue(db, sessionId);
     if (early !== undefined) {
       await runtime.queues['agent-turns'].add('lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
     }
     for (const other of await sessionsWaitingForSlot(db, sessionId, config.MAX_ACTIVE_TURNS_PER_USER)) {
-      await transitions.activateNext(other);
+      await activateNext(machine, other);
     }
   }
 
@@ -68,13 +85,13 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
         case 'wait':
           return;
         case 'dispatch':
-          if (await transitions.dispatch(state, decision.task)) return;
+          if (await dispatch(machine, state, decision.task)) return;
           break;
         case 'await-approval':
-          if (await transitions.awaitApproval(state)) return;
+          if (await awaitApproval(machine, state)) return;
           break;
         case 'ask-user':
-          if (await transitions.askUser(state, decision.remaining)) return;
+          if (await askUser(machine, state, decision.remaining)) return;
           break;
         case 'call-model':
           // Parks the job (throwing DelayedError) when the model takes a while to answer.

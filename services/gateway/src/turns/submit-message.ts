@@ -1,5 +1,5 @@
-import { appendOutbox, jobId, outboxJob, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type Runtime } from '@assistant/shared';
-import { applyIfBusy, wakeJob, type IfBusy } from './busy-session';
+import { createTurn, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type Runtime } from '@assistant/shared';
+import { applyIfBusy, type IfBusy } from './busy-session';
 
 export interface SubmittedMessage {
   turn_id: string;
@@ -46,25 +46,15 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
   const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
   const busy = await applyIfBusy(client, sessionId, ifBusy, input);
   if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
-  const delayMs = input.startAfterMs;
-  const turn = await client.query<{ id: string }>(
-    `INSERT INTO turns (user_id, session_id, session_key, input, origin, attachment, start_after)
-     VALUES ($1, $2, $3, $4, $5, $6, NOW() + make_interval(secs => $7::float8 / 1000)) RETURNING id`,
-    [
-      input.userId,
-      sessionId,
-      input.sessionKey,
-      input.text,
-      input.origin ? JSON.stringify(input.origin) : null,
-      input.attachment ? JSON.stringify(input.attachment) : null,
-      delayMs ?? null,
-    ],
-  );
-  const id = (turn.rows[0] as { id: string }).id;
-  await appendOutbox(client, id, [
-    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('lane', id) }),
-    ...(delayMs !== undefined ? [wakeJob(sessionId, id, delayMs)] : []),
-  ]);
+  const id = await createTurn(client, {
+    userId: input.userId,
+    sessionId,
+    sessionKey: input.sessionKey,
+    text: input.text,
+    origin: input.origin,
+    attachment: input.attachment,
+    startAfterMs: input.startAfterMs,
+  });
   return { turnId: id, touched: [id, ...busy.cancelled] };
 }
 

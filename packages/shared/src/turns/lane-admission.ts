@@ -1,4 +1,6 @@
-import { ACTIVE_STATUSES, type ChannelAddress, type DbClient, type Queryable } from '@assistant/shared';
+import type { DbClient, Queryable } from '../db';
+import type { ChannelAddress } from '../jobs';
+import { ACTIVE_STATUSES } from './turn-status';
 
 /** The head of a session's lane, as activateNext reads it with the session row locked. */
 export interface QueuedTurn {

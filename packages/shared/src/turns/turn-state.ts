@@ -1,4 +1,8 @@
-import type { ChannelAddress, MediaRef, OutboxEntry, Queryable, TaskStatus, TurnStatus } from '@assistant/shared';
+import type { MediaRef } from '../channels/media-download';
+import type { Queryable } from '../db';
+import type { ChannelAddress } from '../jobs';
+import type { OutboxEntry } from './outbox';
+import type { TaskStatus, TurnStatus } from './turn-status';
 
 export interface TurnRow {
   id: string;
@@ -32,6 +36,18 @@ export interface TaskRow {
   status: TaskStatus;
   failure: 'invalid' | 'error' | 'unknown' | null;
   asked: boolean;
+}
+
+/** A tool call of a model step, as screened by the agent (see untrusted-output.ts there). */
+export interface PlannedCall {
+  id: string;
+  name: string;
+  /** The argument text stored and sent back to the model. */
+  arguments: string;
+  /** The parsed arguments, when the call may run. */
+  args?: Record<string, unknown>;
+  /** Why the call cannot run; the task fails with this, without a retry. */
+  problem?: string;
 }
 
 /** A turn, the tasks the model planned in its latest iteration, and what it still owes (see outbox.ts). */

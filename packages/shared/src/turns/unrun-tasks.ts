@@ -1,9 +1,11 @@
-import { fail, outboxEvent, stripUuids, type DbClient, type OutboxEntry } from '@assistant/shared';
-import type { TurnRow } from './turn-state';
-import type { ScreenedCall } from './untrusted-output';
+import type { DbClient } from '../db';
+import { stripUuids } from '../text';
+import { fail } from '../tools/tool-result';
+import { outboxEvent, type OutboxEntry } from './outbox';
+import type { PlannedCall, TurnRow } from './turn-state';
 
 export interface UnrunTask {
-  call: ScreenedCall;
+  call: PlannedCall;
   iteration: number;
   position: number;
   maxCalls: number;

@@ -1,0 +1,80 @@
+import type { Db, DbClient } from '../db';
+import { withTransaction } from '../db';
+import { outboxEvent, outboxJob } from './outbox';
+import { finish, skipOpenTasks } from './finishing';
+import { bumpVersion, lockTurn, park, type ControlOutcome, type TurnMachine } from './turn-machine';
+import type { TaskRow, TurnState } from './turn-state';
+import { FINAL_STATUSES, isFinal } from './turn-status';
+
+/** A task failed even after its retry (autonomous mode): the turn asks the user whether to go on. */
+export async function askUser(m: TurnMachine, state: TurnState, remaining: TaskRow[]): Promise<boolean> {
+  const failed = state.tasks.filter((task) => task.failure === 'error' && !task.asked).map((task) => task.ref);
+  const question = outboxEvent({
+    type: 'ask_user_continue',
+    question: `${failed.join(', ')} failed even after a retry. Continue with the remaining tasks?`,
+    remaining_tasks: remaining.map((task) => task.ref),
+  });
+  return park(m, state, [question], 'awaiting_user');
+}
+
+/** Answers `ask_user_continue`: go on with the remaining tasks, or skip them and end the turn. */
+export async function answerContinue(
+  db: Db,
+  input: { userId: string; turnId: string; proceed: boolean },
+): Promise<ControlOutcome> {
+  return withTransaction(db, async (client) => {
+    const turn = await lockTurn(client, input.turnId, input.userId);
+    if (!turn) return 'not_found';
+    if (turn.status !== 'awaiting_user') return 'conflict';
+    await client.query(`UPDATE tasks SET asked = true WHERE turn_id = $1 AND failure = 'error'`, [turn.id]);
+    if (input.proceed) {
+      await bumpVersion(client, turn.id, [outboxJob('agent-turns', 'advance', { turnId: turn.id })], 'running');
+      return 'ok';
+    }
+    const skipped = await skipOpenTasks(client, turn, 'The user chose to stop; this was not done.');
+    const content = 'Stopped as you asked; the remaining tasks were skipped.';
+    await client.query(
+      `INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`,
+      [turn.session_id, turn.id, content],
+    );
+    await finish(client, turn, 'completed', [...skipped, outboxEvent({ type: 'message', role: 'assistant', content })]);
+    return 'ok';
+  });
+}
+
+/** Cancels a turn at any point: open tasks are skipped and the turn ends `cancelled`. */
+export async function cancelTurn(db: Db, input: { userId: string; turnId: string }): Promise<ControlOutcome> {
+  return withTransaction(db, (client) => cancelTurnIn(client, input.turnId, input.userId));
+}
+
+/**
+ * cancelTurn inside the caller's transaction (an interrupting message cancels and queues at once).
+ * A tool already started finishes and records its result; the turn takes no further step.
+ */
+export async function cancelTurnIn(client: DbClient, turnId: string, userId?: string): Promise<ControlOutcome> {
+  const turn = await lockTurn(client, turnId, userId);
+  if (!turn) return 'not_found';
+  if (isFinal(turn.status)) return 'conflict';
+  const skipped = await skipOpenTasks(client, turn, 'The turn was cancelled; this was not done.');
+  await finish(client, turn, 'cancelled', skipped);
+  return 'ok';
+}
+
+/**
+ * Erasure: every open turn of the user ends `cancelled` at once, with nothing left to publish, so
+ * no transition follows (the machine only advances open turns) and no event outlives the user.
+ */
+export async function cancelUserTurns(db: Db, userId: string): Promise<void> {
+  await db.query(
+    `UPDATE turns SET status = 'cancelled', finished_at = COALESCE(finished_at, NOW()), claim = NULL,
+       outbox = '[]'::jsonb, version = version + 1
+     WHERE user_id = $1 AND NOT (status = ANY($2))`,
+    [userId, FINAL_STATUSES],
+  );
+}
+
+/** Erasure: deletes up to `batch` of the user's turns (called until none are left). */
+export async function deleteUserTurns(db: Db, userId: string, batch: number): Promise<number> {
+  const deleted = await db.query('DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE user_id = $1 LIMIT $2)', [userId, batch]);
+  return deleted.rowCount ?? 0;
+}

@@ -1,0 +1,24 @@
+import { jobId } from '../queues';
+import { outboxJob } from './outbox';
+import type { TurnMachine } from './turn-machine';
+import type { TaskRow, TurnState } from './turn-state';
+
+/**
+ * Sends the next task to the tool worker: marks it started and queues its job, in one statement
+ * guarded by the version the agent read. The tool worker records the result and queues the
+ * turn's next `advance` (services/tool-worker/src/run-tool.ts).
+ */
+export async function dispatch(m: TurnMachine, state: TurnState, task: TaskRow): Promise<boolean> {
+  const { turn } = state;
+  const entries = [outboxJob('tool-calls', 'run-tool', { taskId: task.id, turnId: turn.id }, { jobId: jobId('task', task.id) })];
+  const updated = await m.db.query(
+    `WITH turn AS (
+       UPDATE turns SET version = version + 1, outbox = outbox || $4::jsonb
+       WHERE id = $1 AND version = $2 AND status = 'running' AND claim IS NULL RETURNING id)
+     UPDATE tasks SET status = 'in_progress', started_at = NOW() WHERE id = $3 AND EXISTS (SELECT 1 FROM turn)`,
+    [turn.id, turn.version, task.id, JSON.stringify(entries)],
+  );
+  if (updated.rowCount !== 1) return false;
+  await m.outbox.publish(turn.id, turn.origin, entries);
+  return true;
+}

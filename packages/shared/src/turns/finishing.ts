@@ -1,0 +1,56 @@
+import type { Db, DbClient } from '../db';
+import { withTransaction } from '../db';
+import { jobId } from '../queues';
+import { fail } from '../tools/tool-result';
+import { outboxEvent, outboxJob, type OutboxEntry } from './outbox';
+import { lockTurn, recordToolMessage, type LockedTurn } from './turn-machine';
+import { isFinal, type FinalStatus } from './turn-status';
+
+/** The entries that end a turn: its final events, then the job that starts the session's next turn. */
+// The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
+// ('lane.<id>'): BullMQ would silently drop a second job with the same id.
+export function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
+  return [
+    outboxEvent({ type: 'done', status }),
+    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) }),
+  ];
+}
+
+/** Ends a locked turn with `status`, after the entries that explain how it got there. */
+export async function finish(client: DbClient, turn: LockedTurn, status: FinalStatus, before: OutboxEntry[], error?: string): Promise<void> {
+  await client.query(
+    `UPDATE turns SET status = $2, finished_at = NOW(), claim = NULL, error = $3, version = version + 1,
+       outbox = outbox || $4::jsonb
+     WHERE id = $1`,
+    [turn.id, status, error ?? null, JSON.stringify([...before, ...finishEntries(turn.id, turn.session_id, status)])],
+  );
+}
+
+/** Marks the turn's not-yet-run tasks skipped, telling the model why. */
+export async function skipOpenTasks(client: DbClient, turn: LockedTurn, reason: string): Promise<OutboxEntry[]> {
+  const skipped = await client.query<{ ref: string; call_id: string; position: number }>(
+    `UPDATE tasks SET status = 'skipped', finished_at = NOW()
+     WHERE turn_id = $1 AND status IN ('pending', 'awaiting_approval', 'approved')
+     RETURNING ref, call_id, position`,
+    [turn.id],
+  );
+  await client.query(
+    `UPDATE approvals SET status = 'expired', decided_at = NOW() WHERE turn_id = $1 AND status = 'pending'`,
+    [turn.id],
+  );
+  const content = JSON.stringify(fail(reason, 'Do not retry this unless the user asks again.'));
+  const rows = skipped.rows.sort((a, b) => a.position - b.position);
+  for (const task of rows) await recordToolMessage(client, turn, task.call_id, content);
+  return rows.map((task) => outboxEvent({ type: 'task_update', task_id: task.ref, status: 'skipped' }));
+}
+
+/** Gives up on a turn that cannot go on (a model that keeps failing, a job out of attempts, a spent budget). */
+export async function failTurn(db: Db, turnId: string, code: string, message: string): Promise<boolean> {
+  return withTransaction(db, async (client) => {
+    const turn = await lockTurn(client, turnId);
+    if (!turn || isFinal(turn.status)) return false;
+    const skipped = await skipOpenTasks(client, turn, 'The turn failed before this could run.');
+    await finish(client, turn, 'failed', [...skipped, outboxEvent({ type: 'error', code, message })], message);
+    return true;
+  });
+}

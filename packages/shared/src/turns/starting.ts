@@ -1,0 +1,114 @@
+import type { MediaRef } from '../channels/media-download';
+import type { DbClient } from '../db';
+import { withTransaction } from '../db';
+import { sessionIdleDigestJob, type ChannelAddress } from '../jobs';
+import { jobId } from '../queues';
+import { headOfLane, hasFreeSlot, insertUserMessages } from './lane-admission';
+import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
+import type { TurnMachine } from './turn-machine';
+import { ACTIVE_STATUSES } from './turn-status';
+
+export interface NewTurn {
+  userId: string;
+  sessionId: string;
+  sessionKey: string;
+  text: string;
+  origin?: ChannelAddress | undefined;
+  attachment?: MediaRef | undefined;
+  /** Over the user's message rate: the turn may not start for this long. */
+  startAfterMs?: number | undefined;
+}
+
+/**
+ * A message becomes a `queued` turn, inside the caller's transaction (the session row locked),
+ * with the job that starts it once it heads its session's lane. The caller publishes the outbox.
+ */
+export async function createTurn(client: DbClient, input: NewTurn): Promise<string> {
+  const turn = await client.query<{ id: string }>(
+    `INSERT INTO turns (user_id, session_id, session_key, input, origin, attachment, start_after)
+     VALUES ($1, $2, $3, $4, $5, $6, NOW() + make_interval(secs => $7::float8 / 1000)) RETURNING id`,
+    [
+      input.userId,
+      input.sessionId,
+      input.sessionKey,
+      input.text,
+      input.origin ? JSON.stringify(input.origin) : null,
+      input.attachment ? JSON.stringify(input.attachment) : null,
+      input.startAfterMs ?? null,
+    ],
+  );
+  const id = (turn.rows[0] as { id: string }).id;
+  await appendOutbox(client, id, [
+    outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
+    ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
+  ]);
+  return id;
+}
+
+/**
+ * Adds the message to the session's newest queued turn from the same place (the same chat, or
+ * the API), if there is one: its answer goes where the turn's first message came from. A message
+ * over the user's rate pushes the turn's start back until the limit allows, and a delayed lane
+ * job comes back for it then.
+ */
+export async function mergeIntoQueued(
+  client: DbClient,
+  sessionId: string,
+  message: { text: string; origin?: ChannelAddress | undefined; startAfterMs?: number | undefined },
+): Promise<string | undefined> {
+  const merged = await client.query<{ id: string }>(
+    `UPDATE turns SET merged_inputs = array_append(merged_inputs, $2),
+       start_after = GREATEST(start_after, NOW() + make_interval(secs => $3::float8 / 1000))
+     WHERE id = (SELECT id FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq DESC LIMIT 1)
+       AND status = 'queued' AND origin IS NOT DISTINCT FROM $4::jsonb
+     RETURNING id`,
+    [sessionId, message.text, message.startAfterMs ?? null, message.origin ? JSON.stringify(message.origin) : null],
+  );
+  const turnId = merged.rows[0]?.id;
+  if (turnId && message.startAfterMs !== undefined) {
+    await appendOutbox(client, turnId, [wakeJob(sessionId, turnId, message.startAfterMs)]);
+  }
+  return turnId;
+}
+
+/**
+ * The lane job that starts a rate-delayed turn once its user's message window allows. Rounded up
+ * to the second, so a flood of messages merged into one turn makes one job per second, not one each.
+ */
+export function wakeJob(sessionId: string, turnId: string, delayMs: number): OutboxEntry {
+  const second = Math.ceil((Date.now() + delayMs) / 1000);
+  return outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('wake', `${turnId}.${second}`), delayMs: second * 1000 - Date.now() });
+}
+
+/**
+ * Starts the session's oldest queued turn (a `lane` job), unless one of its turns is already
+ * active, it is not due yet, or its user has no free slot (MAX_ACTIVE_TURNS_PER_USER).
+ */
+export async function activateNext(m: TurnMachine, sessionId: string): Promise<string | undefined> {
+  const started = await withTransaction(m.db, async (client) => {
+    // Serialises lane changes of one session across every worker copy.
+    await client.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+    const active = await client.query('SELECT 1 FROM turns WHERE session_id = $1 AND status = ANY($2) LIMIT 1', [sessionId, ACTIVE_STATUSES]);
+    if (active.rowCount !== 0) return undefined;
+    const turn = await headOfLane(client, sessionId);
+    if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, m.maxActiveTurnsPerUser))) return undefined;
+    const entries = [
+      outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
+      outboxJob('agent-turns', 'advance', { turnId: turn.id }),
+      sessionIdleDigestJob(sessionId, turn.id, m.sessionIdleSeconds),
+    ];
+    // The preferences in force when the turn starts apply to the whole turn.
+    await client.query(
+      `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1, outbox = t.outbox || $2::jsonb,
+         max_iterations = p.max_iterations, autonomous = p.autonomous_mode, model = p.default_model
+       FROM user_preferences p WHERE t.id = $1 AND p.user_id = t.user_id`,
+      [turn.id, JSON.stringify(entries)],
+    );
+    await insertUserMessages(client, sessionId, turn);
+    await client.query('UPDATE sessions SET last_activity_at = NOW() WHERE id = $1', [sessionId]);
+    return { turn, entries };
+  });
+  if (!started) return undefined;
+  await m.outbox.publish(started.turn.id, started.turn.origin, started.entries);
+  return started.turn.id;
+}

@@ -1,0 +1,42 @@
+import type { Queryable } from '@assistant/shared';
+import type { ScreenedCall } from './untrusted-output';
+
+/** Three identical consecutive tool calls stop the loop (docs/agent.md). */
+export const LOOP_LENGTH = 3;
+
+/** The name of a tool that would be called LOOP_LENGTH times in a row with the same arguments, if any. */
+export async function repeatedCall(db: Queryable, turnId: string, calls: ScreenedCall[]): Promise<string | undefined> {
+  const history = await recentCallSignatures(db, turnId, LOOP_LENGTH - 1);
+  // A refused call has no arguments to compare: it never counts as a repeat (max_iterations bounds it).
+  const sequence = [...history, ...calls.map((call) => (call.args ? callSignature(call.name, call.args) : `refused ${call.id}`))];
+  for (let i = LOOP_LENGTH - 1; i < sequence.length; i++) {
+    const window = sequence.slice(i - LOOP_LENGTH + 1, i + 1);
+    if (window.every((signature) => signature === window[0])) return window[0]?.split(' ')[0];
+  }
+  return undefined;
+}
+
+/** Tool calls of the whole turn so far, oldest first, as `name + arguments` signatures. */
+async function recentCallSignatures(db: Queryable, turnId: string, count: number): Promise<string[]> {
+  const found = await db.query<{ tool_name: string; arguments: unknown }>(
+    'SELECT tool_name, arguments FROM tasks WHERE turn_id = $1 ORDER BY position DESC LIMIT $2',
+    [turnId, count],
+  );
+  return found.rows.reverse().map((row) => callSignature(row.tool_name, row.arguments));
+}
+
+function callSignature(name: string, args: unknown): string {
+  return `${name} ${JSON.stringify(sortKeys(args ?? {}))}`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
+  }
+  return value;
+}
