@@ -85,7 +85,7 @@ export class Api {
           signal: controller.signal,
         });
       let res = await open();
-      // A user holds at most 20 open streams (CONTRACT §4): a client waits as Retry-After says,
+      // A user holds at most 20 open streams (docs/events.md#limits): a client waits as Retry-After says,
       // spread out so that many waiting clients do not all come back at the same instant.
       while (res.status === 429) {
         const waitMs = Number(res.headers.get('retry-after') ?? 1) * 1000 * (0.5 + Math.random());

@@ -8,7 +8,7 @@ import type { TurnPhotos } from './turn-photo';
 import type { TurnState } from './turn-state';
 import { boundedTokens, screenContent, screenToolCalls, type ScreenedCall } from './untrusted-output';
 
-/** Three identical consecutive tool calls stop the loop (CONTRACT §5). */
+/** Three identical consecutive tool calls stop the loop (docs/agent.md#iterations). */
 const LOOP_LENGTH = 3;
 
 export interface ModelStepDeps {

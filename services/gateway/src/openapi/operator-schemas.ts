@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Answer shapes of the operator endpoints (CONTRACT §3), for the OpenAPI document only. */
+/** Answer shapes of the operator endpoints (docs/api.md#operators), for the OpenAPI document only. */
 const timestamp = z.iso.datetime({ offset: true });
 const tokens = z.number().int().min(0);
 

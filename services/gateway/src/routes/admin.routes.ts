@@ -60,7 +60,7 @@ export const adminApi = defineRoutes({
 // Users being erased are gone as far as anyone can tell.
 const ADMIN_USER = `SELECT id, display_name, created_at, disabled_at IS NOT NULL AS disabled, daily_token_budget FROM users`;
 
-/** CONTRACT §3: the operator's view of users (admin token): list, disable, budget, erase. */
+/** The operator's view of users (admin token): list, disable, budget, erase. */
 export function adminRoutes(runtime: Runtime): Router {
   const router = Router();
   const { db } = runtime;

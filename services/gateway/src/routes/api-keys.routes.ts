@@ -48,7 +48,7 @@ export const apiKeyApi = defineRoutes({
   },
 });
 
-/** CONTRACT §3: several named keys per user, listed without their secrets; the last one cannot be revoked. */
+/** Several named keys per user, listed without their secrets; the last one cannot be revoked. */
 export function apiKeyRoutes(runtime: Runtime): Router {
   const { db } = runtime;
   return apiRouter(apiKeyApi, {

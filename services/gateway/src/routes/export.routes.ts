@@ -18,7 +18,7 @@ export const exportApi = defineRoutes({
   },
 });
 
-/** CONTRACT §3 GET /v1/export: everything of the user's, streamed as one JSON document. */
+/** Everything of the user's, streamed as one JSON document. */
 export function exportRoutes(runtime: Runtime): Router {
   return apiRouter(exportApi, {
     exportUser: async (req, res) => {

@@ -37,7 +37,7 @@ export const gotchaApi = defineRoutes({
   },
 });
 
-/** Seed 003's gotchas (CONTRACT §3): the ones captured from repeated tool errors and the ones added by hand. */
+/** Gotchas (docs/memory.md#gotchas): the ones captured from repeated tool errors and the ones added by hand. */
 export function gotchaRoutes(runtime: Runtime): Router {
   const { db } = runtime;
   const limit = rateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, 'gotchas', GOTCHAS_PER_WINDOW, WINDOW_MS, 'gotchas');

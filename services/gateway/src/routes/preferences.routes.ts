@@ -7,7 +7,7 @@ import { HttpError } from '../http/errors';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 
-/** Seed 001's validation rules; `settings` is merged key by key, with the keys we know checked. */
+/** The rules of docs/api.md#preferences; `settings` is merged key by key, with the keys we know checked. */
 export const patchPreferencesBody = z
   .strictObject({
     autonomous_mode: z.boolean(),

@@ -44,7 +44,7 @@ export const profileApi = defineRoutes({
   },
 });
 
-/** ADR-017's six sections (CONTRACT §3): read, replace one, or reset all to the defaults. */
+/** The six sections of docs/memory.md#profile: read, replace one, or reset all to the defaults. */
 export function profileRoutes(runtime: Runtime): Router {
   const { db } = runtime;
   return apiRouter(profileApi, {

@@ -17,7 +17,7 @@ export const toolApi = defineRoutes({
 });
 
 /**
- * CONTRACT §10: every tool the model is offered, built-in and MCP alike, read from the same
+ * Every tool the model is offered, built-in and MCP alike, read from the same
  * registry the agent worker builds the model's tools from (the MCP part from the tool worker's
  * catalog in Redis, so the gateway never connects to an MCP server itself).
  */

@@ -22,7 +22,7 @@ export const usageApi = defineRoutes({
   },
 });
 
-/** CONTRACT §3: the user's model usage per UTC day, newest first, and today's budget. */
+/** The user's model usage per UTC day, newest first, and today's budget. */
 export function usageRoutes(runtime: Runtime): Router {
   const { db, config } = runtime;
   return apiRouter(usageApi, {

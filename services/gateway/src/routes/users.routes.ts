@@ -98,7 +98,7 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Rout
       },
     },
 
-    /** Erasure (CONTRACT §3): the keys stop working now; a job removes everything else. */
+    /** Erasure (docs/api.md#operators): the keys stop working now; a job removes everything else. */
     eraseMe: {
       use: [authenticate],
       handle: async (req, res) => {

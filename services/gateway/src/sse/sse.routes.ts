@@ -28,7 +28,7 @@ export const eventStreamApi = defineRoutes({
   },
 });
 
-/** GET /v1/turns/:id/events (CONTRACT §4). */
+/** GET /v1/turns/:id/events (docs/events.md). */
 export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number): Router {
   const { db } = runtime;
   const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>

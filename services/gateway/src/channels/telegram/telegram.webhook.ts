@@ -29,7 +29,7 @@ export const telegramApi = defineRoutes({
   },
 });
 
-/** CONTRACT §6: the header must equal TELEGRAM_WEBHOOK_SECRET, compared in constant time. */
+/** docs/channels.md#webhooks: the header must equal TELEGRAM_WEBHOOK_SECRET, compared in constant time. */
 export function telegramSecretValid(given: string | undefined, secret: string): boolean {
   return given !== undefined && secretsEqual(given, secret);
 }
