@@ -1,5 +1,5 @@
 -- Up Migration
--- Users, with the personality columns of ADR-017 (seed 004).
+-- Users, with the assistant's personality columns (docs/memory.md#profile).
 CREATE TABLE users (
   id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
   display_name TEXT NOT NULL,

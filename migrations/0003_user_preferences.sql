@@ -1,5 +1,5 @@
 -- Up Migration
--- Seed 001, "Migration 011", verbatim.
+-- A user's preferences (docs/api.md#preferences), with the ranges the API checks.
 CREATE TABLE IF NOT EXISTS user_preferences (
     id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
     user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,

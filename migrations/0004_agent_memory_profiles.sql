@@ -1,5 +1,5 @@
 -- Up Migration
--- ADR-017 (seed 004). user_id is a UUID here because users.id is one.
+-- The profile sections of docs/memory.md#profile. user_id is a UUID here because users.id is one.
 CREATE TABLE agent_memory_profiles (
   id UUID PRIMARY KEY DEFAULT gen_random_uuid(),
   user_id UUID NOT NULL REFERENCES users(id) ON DELETE CASCADE,

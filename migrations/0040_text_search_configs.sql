@@ -1,5 +1,5 @@
 -- Up Migration
--- Text search configurations for documents (CONTRACT §8: Portuguese and English stemming).
+-- Text search configurations for documents (docs/memory.md#request-layout: Portuguese and English stemming).
 -- unaccent folds accents before stemming, so "bolo de cenoura" and "Bolo de Cenóura" match; it
 -- ships with PostgreSQL's contrib (the postgres:16 image and Debian's postgresql-15 have it) and
 -- is a trusted extension, so a database owner may create it. Where it is missing or may not be

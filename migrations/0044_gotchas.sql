@@ -1,5 +1,5 @@
 -- Up Migration
--- Seed 003's gotchas: captured from repeated tool errors (source auto_detected, one per user,
+-- Gotchas (docs/memory.md#gotchas): captured from repeated tool errors (source auto_detected, one per user,
 -- tool and pattern) or added by the user (source manual, tool optional).
 CREATE TABLE gotchas (
   id UUID PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -1,5 +1,5 @@
 -- Up Migration
--- What an operator sets on a user (CONTRACT §3 admin API): disabled_at (keys answer 403
+-- What an operator sets on a user (docs/api.md#operators): disabled_at (keys answer 403
 -- user_disabled, chats get a short reply), daily_token_budget (NULL = DAILY_TOKEN_BUDGET,
 -- 0 = none), and erasing_at (an erasure was asked for: keys are refused while the job runs).
 ALTER TABLE users

@@ -1,5 +1,5 @@
 -- Up Migration
--- The wall-clock time, in the user's zone, a reminder was set for (CONTRACT §7). Repeats keep its
+-- The wall-clock time, in the user's zone, a reminder was set for (docs/tools.md#times). Repeats keep its
 -- time of day (and weekday, day of the month) across daylight-saving changes, even after a
 -- spring-forward gap moved one occurrence; a change of the user's zone keeps it. NULL (rows from
 -- before): the wall-clock time of `at` in the user's zone.

@@ -20,7 +20,7 @@ function say(message: string): void {
   process.stdout.write(`[start] ${message}\n`);
 }
 
-/** ADMIN_TOKEN from the environment, or one generated once into .data/admin-token (CONTRACT §2). */
+/** ADMIN_TOKEN from the environment, or one generated once into .data/admin-token (README.md#running-it). */
 function adminToken(dataDir: string): string {
   if (process.env.ADMIN_TOKEN?.trim()) return process.env.ADMIN_TOKEN.trim();
   const file = path.join(dataDir, 'admin-token');

@@ -3,7 +3,7 @@ import { FakeModel, lastMessage, type FakeReply } from './helpers/fake-model';
 import { TestSystem } from './helpers/system';
 
 /**
- * CONTRACT §5 "Capacity": a turn waiting for the model holds no job slot, a busy database pool
+ * docs/agent.md#capacity: a turn waiting for the model holds no job slot, a busy database pool
  * makes work wait instead of failing, and a worker killed while its model call is parked hands
  * the turn over like any other crash. Speed itself is measured by `npm run bench`, not here.
  */

@@ -9,7 +9,7 @@ import { TestSystem } from './helpers/system';
 import { waitFor } from './helpers/wait-for';
 
 /**
- * The tool catalogue through the real processes (CONTRACT §7): habits, reminders and goals
+ * The tool catalogue through the real processes (docs/tools.md): habits, reminders and goals
  * addressed by refs across turns, other users' rows out of reach, reminders that fire (or, once
  * deleted, never do), creates that survive a killed tool worker, and no UUID ever shown to the model.
  */

@@ -19,7 +19,7 @@ import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from './helpers/system';
 
 /**
- * Telegram and WhatsApp through the real processes (CONTRACT §6), against local fake Bot API
+ * Telegram and WhatsApp through the real processes (docs/channels.md), against local fake Bot API
  * and Graph API servers that record what they receive, and the fake model.
  */
 const model = new FakeModel();
@@ -343,7 +343,7 @@ describe('identities', () => {
     expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
   });
 
-  it("gives a new WhatsApp user their number's time zone, a new Telegram user DEFAULT_TIMEZONE (CONTRACT §6)", async () => {
+  it("gives a new WhatsApp user their number's time zone, a new Telegram user DEFAULT_TIMEZONE (docs/channels.md#time-zones)", async () => {
     const zoneOf = async (channel: string, externalId: string) =>
       (await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [await identityUserId(channel, externalId)]))
         .rows[0]?.timezone;

@@ -9,7 +9,7 @@ import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from './helpers/system';
 
 /**
- * A chat that feels alive (CONTRACT §6): typing indicators, Markdown as Telegram HTML and
+ * A chat that feels alive (docs/channels.md): typing indicators, Markdown as Telegram HTML and
  * WhatsApp markup, long answers split at boundaries, voice notes transcribed and photos shown
  * to the model, through the real processes, the real `openai` SDK and local fake providers.
  */

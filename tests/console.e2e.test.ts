@@ -10,7 +10,7 @@ import { ensureChromium } from './setup/ensure-chromium';
 
 /**
  * The web console at `/` (issue 8), in Debian's Chromium against the real processes and the
- * fake model: it is a client of the public API only, so this also exercises CONTRACT §3–4
+ * fake model: it is a client of the public API only, so this also exercises docs/api.md and docs/events.md
  * the way a browser does (fetch streaming with the Authorization header, Last-Event-ID).
  */
 const ARTIFACTS = path.resolve(__dirname, 'artifacts');

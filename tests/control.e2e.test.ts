@@ -5,7 +5,7 @@ import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-mode
 import { TestSystem } from './helpers/system';
 
 /**
- * The user stays in control (CONTRACT §5): approvals, limits, autonomous failures, crash
+ * The user stays in control (docs/agent.md): approvals, limits, autonomous failures, crash
  * safety and per-session order, through the real processes.
  */
 const model = new FakeModel();

@@ -9,7 +9,7 @@ import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { waitFor } from './helpers/wait-for';
 
 /**
- * A message for a busy session follows `if_busy` (CONTRACT §5): queue, merge, reject, interrupt;
+ * A message for a busy session follows `if_busy` (docs/agent.md#busy-sessions): queue, merge, reject, interrupt;
  * chats merge by default, so "hi", "can you", "add milk" get one answer that read all three.
  */
 const model = new FakeModel();

@@ -5,7 +5,7 @@ import { TestSystem } from './helpers/system';
 import { waitFor } from './helpers/channel-webhooks';
 
 /**
- * The edges of the API against careless and hostile clients (CONTRACT §3, §4): input the system
+ * The edges of the API against careless and hostile clients (docs/api.md#errors, docs/events.md): input the system
  * will not store, open streams per user, rate limits on what a user creates, the model allowlist.
  */
 const model = new FakeModel();

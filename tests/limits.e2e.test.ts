@@ -12,8 +12,8 @@ import { telegramGroupText } from './helpers/telegram-updates';
 import { waitFor } from './helpers/wait-for';
 
 /**
- * Limits that keep one user from starving the rest (CONTRACT §5), and documents kept out of
- * group prompts (§8).
+ * Limits that keep one user from starving the rest (docs/agent.md#limits), and documents kept out
+ * of group prompts (docs/memory.md#request-layout).
  */
 const model = new FakeModel();
 const telegram = new FakeTelegram();

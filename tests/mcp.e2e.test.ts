@@ -9,7 +9,7 @@ import { freePort, TestSystem } from './helpers/system';
 import { waitFor } from './helpers/wait-for';
 
 /**
- * Tools from MCP servers (CONTRACT §10), through the real processes: server-everything from npm
+ * Tools from MCP servers (docs/tools.md#mcp-tools), through the real processes: server-everything from npm
  * over stdio (`everything`) and over Streamable HTTP (`remote`), the tests' own notes server
  * (`notes`, UUIDs in its results) and a server whose command does not exist (`broken`).
  */

@@ -7,9 +7,9 @@ import { afterTools, FakeModel, userText, type ChatRequestBody, type FakeReply }
 import { TestSystem } from './helpers/system';
 
 /**
- * Issue 6 end to end (CONTRACT §8): what the model is shown, read from the requests the fake
+ * Issue 6 end to end (docs/memory.md): what the model is shown, read from the requests the fake
  * model server received (its system messages: the system prompt first, then the history's summary
- * and the turn's context, CONTRACT §8), and what the memory keeps.
+ * and the turn's context, docs/memory.md#request-layout), and what the memory keeps.
  */
 const IDLE_SECONDS = 2;
 const HISTORY_BUDGET = 1_500;
@@ -86,7 +86,7 @@ async function say(user: Api, text: string, sessionKey?: string): Promise<void> 
   expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
 }
 
-describe('injection rules (ADR-017)', () => {
+describe('injection rules (docs/memory.md#profile)', () => {
   it('shows Personality, User Profile and Long-term Memory in the main session, neither USER nor MEMORY in a group', async () => {
     const user = await api.createUser(system.adminToken, 'Ana');
     expect((await user.request('PUT', '/v1/profile/user', { content: 'Ana lives in Lisbon and has two cats.' })).status).toBe(200);

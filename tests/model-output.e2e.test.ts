@@ -5,7 +5,7 @@ import { afterTools, byUserText, FakeModel, type ChatRequestBody } from './helpe
 import { TestSystem } from './helpers/system';
 
 /**
- * What a model sends is untrusted input (CONTRACT §5): broken, huge or hostile tool calls fail
+ * What a model sends is untrusted input (docs/agent.md#untrusted-model-output): broken, huge or hostile tool calls fail
  * their own task and the turn goes on; nothing of them grows storage, metrics or the next prompt
  * without bound; the provider's error text never reaches the user.
  */

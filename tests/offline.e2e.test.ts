@@ -4,7 +4,7 @@ import { Api } from './helpers/api';
 import { testDb } from './helpers/db';
 import { TestSystem } from './helpers/system';
 
-/** The README's first steps, with no model configured: the offline planner (CONTRACT §9). */
+/** The README's first steps, with no model configured: the offline planner (docs/agent.md#offline-planner). */
 const system = new TestSystem();
 let db: pg.Pool;
 

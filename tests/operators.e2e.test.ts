@@ -10,7 +10,7 @@ import { FakeTelegram } from './helpers/fake-telegram';
 import { freePort, TestSystem } from './helpers/system';
 
 /**
- * Operators stay in charge (issue 16; CONTRACT §3, §5): usage accounting, daily token budgets,
+ * Operators stay in charge (issue 16; docs/api.md#operators, docs/agent.md#limits): usage accounting, daily token budgets,
  * API keys, export, erasure and the admin's users API, through the real processes, the fake
  * model (which reports usage like OpenAI) and a fake Telegram.
  */

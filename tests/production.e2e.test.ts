@@ -6,7 +6,7 @@ import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
 import { freePort, TestSystem } from './helpers/system';
 
-/** A bad day (CONTRACT §3, issue 7): Redis restarts, SIGTERM mid-tool, floods, more workers, metrics. */
+/** A bad day (docs/api.md#errors, issue 7): Redis restarts, SIGTERM mid-tool, floods, more workers, metrics. */
 const model = new FakeModel();
 let db: pg.Pool;
 let removeFaults: () => Promise<void>;

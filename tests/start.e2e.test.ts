@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freePort } from './helpers/system';
 
 /**
- * `npm start` on a machine with nothing running (CONTRACT §1, README "npm start"): private
+ * `npm start` on a machine with nothing running (README.md#running-it): private
  * PostgreSQL and Redis on ports of this test's own (START_SERVICES=private), stopped every way a
  * person or a supervisor stops it; afterwards no process of it may be left. Run as root (CI is),
  * it also shows PostgreSQL runs as an unprivileged user, whether or not a `postgres` user exists.

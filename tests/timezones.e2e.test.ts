@@ -12,7 +12,7 @@ import { waitFor } from './helpers/wait-for';
 
 /**
  * The user's clock end to end (issue 19): the time zone preference and DEFAULT_TIMEZONE, reminders
- * in local time, and a model request laid out so a provider can cache its prefix (CONTRACT §8).
+ * in local time, and a model request laid out so a provider can cache its prefix (docs/memory.md#request-layout).
  */
 const DEFAULT_ZONE = 'Asia/Tokyo';
 /** UTC+14 all year: a zone read as UTC would be 14 hours off. */
@@ -138,7 +138,7 @@ describe('reminders in local time', () => {
   });
 });
 
-describe('a request a provider can cache (CONTRACT §8)', () => {
+describe('a request a provider can cache (docs/memory.md#request-layout)', () => {
   it('sends the same system message in every turn, repeats earlier requests as a prefix, and puts the clock and documents last', async () => {
     const user = await userIn(FAR_ZONE);
     await db.query('INSERT INTO documents (id, user_id, title, title_key, content) VALUES (gen_random_uuid(), $1, $2, $3, $4)', [

@@ -1,3 +1,5 @@
+import { SseParser } from '@assistant/shared';
+
 export interface StreamEvent {
   id: string;
   event: string;
@@ -83,7 +85,7 @@ export class Api {
           signal: controller.signal,
         });
       let res = await open();
-      // A user holds at most 20 open streams (CONTRACT §4): a client waits as Retry-After says,
+      // A user holds at most 20 open streams (docs/events.md#limits): a client waits as Retry-After says,
       // spread out so that many waiting clients do not all come back at the same instant.
       while (res.status === 429) {
         const waitMs = Number(res.headers.get('retry-after') ?? 1) * 1000 * (0.5 + Math.random());
@@ -93,15 +95,10 @@ export class Api {
       }
       if (res.status !== 200 || !res.body) throw new Error(`events: ${res.status} ${await res.text()}`);
       const decoder = new TextDecoder();
-      let buffer = '';
+      const parser = new SseParser();
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = parseBlock(block);
-          if (!event) continue;
+        for (const block of parser.push(decoder.decode(chunk, { stream: true }))) {
+          const event: StreamEvent = { ...block, data: JSON.parse(block.data) };
           events.push(event);
           if (until(event)) {
             controller.abort();
@@ -123,23 +120,6 @@ export class Api {
     const { turn_id } = await this.send(text, sessionKey);
     return { turnId: turn_id, events: await this.events(turn_id) };
   }
-}
-
-function parseBlock(block: string): StreamEvent | undefined {
-  let id = '';
-  let event = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'id') id = value;
-    else if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (data.length === 0) return undefined;
-  return { id, event, data: JSON.parse(data.join('\n')) };
 }
 
 export const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

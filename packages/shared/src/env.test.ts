@@ -1,7 +1,7 @@
 import { ConfigError, parseConfig } from './env';
 
 describe('parseConfig', () => {
-  it('fills every default of CONTRACT §2', () => {
+  it('fills every default of the configuration table (README.md#configuration)', () => {
     const config = parseConfig({});
     expect(config).toMatchObject({
       PORT: 3000,

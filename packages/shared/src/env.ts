@@ -25,7 +25,7 @@ const int = (fallback: number, min: number, max: number) =>
     .transform((v) => v ?? String(fallback))
     .pipe(z.coerce.number<string>().int().min(min).max(max));
 
-/** CONTRACT §2: every variable the processes read, with its default. */
+/** Every variable the processes read, with its default (README.md#configuration). */
 export const configSchema = z
   .object({
     NODE_ENV: optionalString,
@@ -60,20 +60,20 @@ export const configSchema = z
     OUTBOX_SWEEP_MS: int(5_000, 100, 600_000),
     HISTORY_TOKEN_BUDGET: int(12_000, 500, 1_000_000),
     SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
-    /** SSE comment lines keep proxies from closing idle streams (CONTRACT §4: at least every 15 s). */
+    /** SSE comment lines keep proxies from closing idle streams (docs/events.md: at least every 15 s). */
     SSE_HEARTBEAT_MS: int(15_000, 100, 15_000),
     /** Messages a user may send per minute, over HTTP and channels alike, across all gateways; 0 = no limit. */
     RATE_LIMIT_MESSAGES_PER_MINUTE: int(60, 0, 100_000),
     /** Model tokens (prompt + completion) a user may spend per UTC day; 0 = no limit. Per-user override: the admin API. */
     DAILY_TOKEN_BUDGET: int(0, 0, Number.MAX_SAFE_INTEGER),
-    /** Turns of one user running at once across their sessions; more wait, queued (CONTRACT §5). */
+    /** Turns of one user running at once across their sessions; more wait, queued (docs/agent.md#limits). */
     MAX_ACTIVE_TURNS_PER_USER: int(4, 1, 1_000),
     /** Tool calls of one model step that run; the others get a "not run" result. */
     MAX_TOOL_CALLS_PER_STEP: int(20, 1, 1_000),
     LOG_LEVEL: optionalString
       .transform((v) => v ?? 'info')
       .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
-    /** The zone of a user who has not set one (CONTRACT §2); a name the zone database lacks stops the process. */
+    /** The zone of a user who has not set one; a name the zone database lacks stops the process. */
     DEFAULT_TIMEZONE: optionalString
       .transform((v) => v ?? 'UTC')
       .pipe(z.string().refine(isTimeZone, { error: (issue) => `unknown IANA time zone "${String(issue.input)}"` }))
@@ -88,7 +88,7 @@ export const configSchema = z
     WHATSAPP_PHONE_NUMBER_ID: optionalString,
     WHATSAPP_API_BASE_URL: url('https://graph.facebook.com/v21.0'),
     MCP_SERVERS: mcpServersSetting,
-    /** Model for voice notes, through {OPENAI_BASE_URL}/audio/transcriptions (CONTRACT §2). */
+    /** Model for voice notes, through {OPENAI_BASE_URL}/audio/transcriptions. */
     TRANSCRIPTION_MODEL: optionalString.transform((v) => v ?? 'whisper-1'),
     /** true: channel photos reach the model as image parts; false: they get the "only text" reply. */
     VISION: flag(false),

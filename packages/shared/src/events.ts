@@ -6,7 +6,7 @@ import { FINAL_STATUSES } from './turns/turn-status';
 const taskStatus = z.enum(['in_progress', 'completed', 'failed', 'skipped']);
 const args = z.record(z.string(), z.unknown());
 
-/** CONTRACT §4: the fields of each event type (besides type, turn_id and seq). */
+/** The fields of each event type besides type, turn_id and seq (docs/events.md#event-types). */
 export const eventSchemas = {
   turn_started: z.object({ session_key: z.string() }),
   task_list: z.object({

@@ -5,6 +5,7 @@ export * from './redis';
 export * from './queues';
 export * from './jobs';
 export * from './events';
+export * from './sse-parser';
 export * from './text';
 export * from './session-keys';
 export * from './tools';

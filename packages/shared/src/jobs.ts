@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { jobId } from './queues';
 import { CHANNEL_EVENT_TYPES, outboxJob, type OutboxEntry } from './turns/outbox';
 
-/** Where a channel message goes (CONTRACT §6): a Telegram chat, or a WhatsApp user. */
+/** Where a channel message goes: a Telegram chat, or a WhatsApp user. */
 export const channelAddressSchema = z.discriminatedUnion('channel', [
   z.object({ channel: z.literal('telegram'), chat_id: z.string().min(1) }),
   z.object({ channel: z.literal('whatsapp'), wa_id: z.string().min(1) }),

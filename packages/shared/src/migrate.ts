@@ -3,7 +3,7 @@ import pg from 'pg';
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../migrations');
 
-/** Creates the database named in the URL when it does not exist yet (CONTRACT §2). */
+/** Creates the database named in the URL when it does not exist yet (README.md#requirements). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));

@@ -23,7 +23,7 @@ export interface Runtime {
   events: EventWriter;
   outbox: OutboxPublisher;
   metrics: SharedMetrics;
-  /** The MCP tools the tool worker has discovered (CONTRACT §10). */
+  /** The MCP tools the tool worker has discovered (docs/tools.md#mcp-tools). */
   mcp: McpCatalog;
   /** Throws naming what failed when PostgreSQL or Redis does not answer within 1 s. */
   checkReady(): Promise<void>;

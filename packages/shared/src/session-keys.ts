@@ -6,7 +6,7 @@ export type Channel = (typeof CHANNELS)[number];
 
 const SESSION_KEY_PATTERN = /^agent:main:(?:main|(api|web|telegram|whatsapp):(direct|group):([A-Za-z0-9_.@+-]{1,128}))$/;
 
-/** CONTRACT §6: `agent:main:main`, `agent:main:<channel>:direct:<peer>`, `agent:main:<channel>:group:<id>`. */
+/** docs/channels.md#session-keys: `agent:main:main`, `agent:main:<channel>:direct:<peer>`, `agent:main:<channel>:group:<id>`. */
 export const sessionKeySchema = z
   .string()
   .regex(SESSION_KEY_PATTERN, 'must be agent:main:main or agent:main:<api|web|telegram|whatsapp>:<direct|group>:<id>');

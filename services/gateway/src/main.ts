@@ -17,7 +17,7 @@ for (const connection of [reader, subscriber]) {
 }
 const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
 
-// Outbound channel delivery runs in the gateway (CONTRACT §1), on a blocking connection of its own.
+// Outbound channel delivery runs in the gateway (docs/architecture.md), on a blocking connection of its own.
 const deliveriesConnection = createWorkerRedis(config.REDIS_URL);
 deliveriesConnection.on('error', (error) => logger.warn({ err: error }, 'deliveries redis connection problem'));
 const channelClients = createChannelClients(config);

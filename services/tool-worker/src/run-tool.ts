@@ -26,7 +26,7 @@ import type { ToolHandler } from './handlers';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
 import type { Attempt, Refusal, ToolPlan } from './tool-plan';
 
-/** A tool gets one retry (seed 001), after a short pause well under any timeout. */
+/** A tool gets one retry (docs/tools.md#timeouts-and-retries), after a short pause well under any timeout. */
 export const MAX_ATTEMPTS = 2;
 const RETRY_PAUSE_MS = 200;
 const QUERY_CANCELED = '57014';

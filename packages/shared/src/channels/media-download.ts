@@ -8,7 +8,7 @@ export const mediaRefSchema = z.discriminatedUnion('channel', [
 ]);
 export type MediaRef = z.infer<typeof mediaRefSchema>;
 
-/** CONTRACT §6: voice notes up to 20 MB, photos up to 5 MB. */
+/** Voice notes up to 20 MB, photos up to 5 MB (docs/channels.md#message-content). */
 export const VOICE_MAX_BYTES = 20 * 1024 * 1024;
 export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-/** The six profile sections of ADR-017, as stored in agent_memory_profiles (`<section>_content`). */
+/** The six profile sections (docs/memory.md#profile), as stored in agent_memory_profiles (`<section>_content`). */
 export const PROFILE_SECTIONS = ['agents', 'soul', 'identity', 'user', 'tools', 'memory'] as const;
 export type ProfileSection = (typeof PROFILE_SECTIONS)[number];
 export type Profile = Record<ProfileSection, string>;

@@ -32,7 +32,7 @@ function section(prompt: string, heading: string): string | undefined {
   return match?.[1];
 }
 
-describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT §8, ADR-017)', () => {
+describe('buildSystemPrompt: which sections each kind of session gets (docs/memory.md#profile)', () => {
   const ALWAYS = ['Personality', 'Identity', 'Instructions', 'Tools'];
   // Known pitfalls and Relevant documents change with each message: they are the turn's context now.
   const AFTER: string[] = [];
@@ -56,7 +56,7 @@ describe('buildSystemPrompt: which sections each kind of session gets (CONTRACT 
     ['tools', 'Tools', { main: true, direct: true, group: true }],
     ['user', 'User Profile', { main: true, direct: true, group: false }],
     ['memory', 'Long-term Memory', { main: true, direct: false, group: false }],
-  ])('the %s section (## %s) reaches the model only where ADR-017 allows', (key, heading, allowed) => {
+  ])('the %s section (## %s) reaches the model only where docs/memory.md#profile allows', (key, heading, allowed) => {
     for (const kind of ['main', 'direct', 'group'] as const) {
       const prompt = buildSystemPrompt(input(kind));
       expect(prompt.includes(FULL_PROFILE[key])).toBe(allowed[kind]);

@@ -49,7 +49,7 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
 }
 
 /**
- * CONTRACT §8 and ADR-017's injection rules: USER only in direct conversations (the main
+ * The injection rules of docs/memory.md#profile: USER only in direct conversations (the main
  * session is the user's own direct line), MEMORY only in the main session, neither in groups.
  * Only what changes rarely goes here, so that a session's requests share this prefix byte for
  * byte and a provider can serve it from its cache; the clock, pitfalls and documents of each

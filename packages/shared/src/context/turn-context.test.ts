@@ -10,7 +10,7 @@ function input(overrides: Partial<TurnContextInput> = {}): TurnContextInput {
   };
 }
 
-describe('buildTurnContext (CONTRACT §8, part 3)', () => {
+describe('buildTurnContext (docs/memory.md#request-layout, part 3)', () => {
   it('gives the local date, time, weekday and zone, then pitfalls and documents with refs', () => {
     expect(buildTurnContext(input())).toBe(
       [

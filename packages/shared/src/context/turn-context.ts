@@ -19,7 +19,7 @@ export interface TurnContextInput {
 }
 
 /**
- * What changes with every message (CONTRACT §8, part 3): the user's local date, time, weekday and
+ * What changes with every message (docs/memory.md#request-layout, part 3): the user's local date, time, weekday and
  * zone, `## Known pitfalls` and `## Relevant documents`. It is sent as a system message right
  * before the newest user message and never stored, so everything before it repeats the session's
  * earlier requests (docs/architecture.md, "Context and memory", says why there).

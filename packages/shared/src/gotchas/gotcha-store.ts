@@ -1,6 +1,6 @@
 import type { Queryable } from '../db';
 
-/** Seed 003's gotcha: a known way a tool fails for this user, captured or written by hand. */
+/** A gotcha (docs/memory.md#gotchas): a known way a tool fails for this user, captured or written by hand. */
 export interface Gotcha {
   id: string;
   tool_name: string | null;

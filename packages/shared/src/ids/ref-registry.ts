@@ -13,7 +13,7 @@ export interface ResolvedEntity {
 }
 
 /**
- * The one boundary between UUIDs and the model (seed 002, with refs stable for the session):
+ * The one boundary between UUIDs and the model (docs/tools.md#refs: refs stable for the session):
  * the model only ever sees `<entity>_<n>`, and every `*_id` argument comes back through here.
  *
  * Refs are written outside the tool's transaction on purpose: a ref for a row that a rolled-back
@@ -38,7 +38,7 @@ export class RefRegistry {
 
   /**
    * Refs `<namespace>_<n>` in any namespace: an entity kind, or an MCP server's name for the
-   * UUIDs its results hold (CONTRACT §10); the same counters, so the same guarantees.
+   * UUIDs its results hold (docs/tools.md#mcp-tools); the same counters, so the same guarantees.
    */
   async refsIn(entity: string, ids: string[]): Promise<Map<string, string>> {
     const unique = [...new Set(ids)];

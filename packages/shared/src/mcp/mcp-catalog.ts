@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Redis } from '../redis';
 
-/** Tools of MCP servers join the registry as `<server>__<tool>` (CONTRACT §10). */
+/** Tools of MCP servers join the registry as `<server>__<tool>` (docs/tools.md#mcp-tools). */
 export const MCP_TOOL_SEPARATOR = '__';
 
 export function mcpToolName(server: string, tool: string): string {

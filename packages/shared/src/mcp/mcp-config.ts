@@ -34,7 +34,7 @@ export function isStdioServer(server: McpServerConfig): server is McpStdioServer
   return 'command' in server;
 }
 
-/** CONTRACT §10: `MCP_SERVERS`, a JSON array; unset or blank means none. */
+/** `MCP_SERVERS` (docs/tools.md#mcp-tools), a JSON array; unset or blank means none. */
 export const mcpServersSetting = z
   .string()
   .optional()

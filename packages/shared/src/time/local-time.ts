@@ -56,7 +56,7 @@ export function wallClockOf(instant: Date, zone: string): WallClock {
   return { year, month, day, hour, minute, second, millisecond };
 }
 
-/** `2026-11-23 09:00 (America/Sao_Paulo)`: how times are shown to users and the model (CONTRACT §7). */
+/** `2026-11-23 09:00 (America/Sao_Paulo)`: how times are shown to users and the model (docs/tools.md#times). */
 export function formatLocal(instant: Date, zone: string): string {
   return `${DateTime.fromJSDate(instant, { zone }).toFormat('yyyy-MM-dd HH:mm')} (${zone})`;
 }

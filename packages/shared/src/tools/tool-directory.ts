@@ -30,7 +30,7 @@ export function toolsForModel(mcp: readonly McpToolEntry[]): ModelTool[] {
 
 /**
  * The task's line in the task list and whether it waits for approval in manual mode. An MCP
- * tool changes data unless its annotations say `readOnlyHint: true` (CONTRACT §10).
+ * tool changes data unless its annotations say `readOnlyHint: true` (docs/tools.md#mcp-tools).
  */
 export function describeCall(
   name: string,

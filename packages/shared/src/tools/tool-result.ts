@@ -1,5 +1,5 @@
 /**
- * ADR-022 result shape: the entity's ref under its `*_id` name, a message that shows it as
+ * The result shape of docs/tools.md#results: the entity's ref under its `*_id` name, a message that shows it as
  * `[ID: folder_1]`, and a next_step hint. Failures carry `error` and `hint`.
  */
 export type ToolResult =

@@ -27,7 +27,7 @@ export function entityReference(entity: string, what = 'name') {
     .describe(`The ${entity}'s ref exactly as shown in earlier results (e.g. "${entity}_1"), or its ${what}.`);
 }
 
-/** A required display name: trimmed, not blank, at most `max` characters (seed 001 rules). */
+/** A required display name: trimmed, not blank, at most `max` characters (docs/tools.md#validation). */
 export function displayName(max: number, description: string) {
   return z.string().trim().min(1, 'must not be blank').max(max, `must be at most ${max} characters`).describe(description);
 }

@@ -7,7 +7,7 @@ for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
 return due`;
 
 /**
- * The chat turns that should show "typing…" (CONTRACT §6): one Redis sorted set of turn ids,
+ * The chat turns that should show "typing…" (docs/channels.md#typing): one Redis sorted set of turn ids,
  * scored by when their indicator is next due. Kept in Redis rather than in a timer per turn, so
  * it survives any process dying and costs nothing for turns without a chat: only the outbox of a
  * turn with an origin writes here, and the gateways' tickers read it (docs/architecture.md).

@@ -27,7 +27,7 @@ export async function headOfLane(client: DbClient, sessionId: string): Promise<Q
  * Whether the user has a free slot for one more running turn (MAX_ACTIVE_TURNS_PER_USER). A
  * transaction-scoped lock per user makes the count and the start that follows atomic across
  * sessions and worker copies. Only `running` turns count: one waiting for an approval or an
- * answer holds nothing (CONTRACT §5), and parking it wakes the user's other lanes.
+ * answer holds nothing (docs/agent.md#capacity), and parking it wakes the user's other lanes.
  */
 export async function hasFreeSlot(client: DbClient, userId: string, maxActive: number): Promise<boolean> {
   await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('active-turns:' || $1, 0))`, [userId]);

@@ -42,7 +42,7 @@ interface SessionState {
 }
 
 /**
- * CONTRACT §8's session digest: the model summarises the session's messages since the last
+ * The session digest (docs/memory.md#session-digests): the model summarises the session's messages since the last
  * digest and the summary is appended to the user's MEMORY under a dated heading, moving
  * `sessions.digested_until` in the same transaction. Nothing is lost when it fails: the mark
  * moves only with the summary, and the error goes back to the queue for a retry.

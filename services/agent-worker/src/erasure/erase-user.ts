@@ -9,7 +9,7 @@ const BATCH = 5_000;
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
- * Erases a user (CONTRACT §3 DELETE /v1/me). Every step is idempotent and reads what is left
+ * Erases a user (DELETE /v1/me, docs/api.md#operators). Every step is idempotent and reads what is left
  * from PostgreSQL, so a job killed half-way is simply run again (BullMQ stalled-job recovery,
  * or its retry) and finishes the work. The user row goes last: until then the user's turn ids
  * are still known, and afterwards nothing can be written for them (every table with a user id

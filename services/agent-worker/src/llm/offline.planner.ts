@@ -29,7 +29,7 @@ Commands (chain up to 10 with ";", a new line, "and" or "e"):
 - list goals / delete goal goal_1 | minhas metas / apagar meta goal_1
 - remember that I prefer tea | lembre que eu prefiro chá`;
 
-/** One message plans at most this many tool calls (CONTRACT §9); the answer says what was left out. */
+/** One message plans at most this many tool calls (docs/agent.md#offline-planner); the answer says what was left out. */
 export const MAX_OFFLINE_CALLS = 10;
 /** The user's zone when the caller gives none (the default of DEFAULT_TIMEZONE). */
 const DEFAULT_ZONE = 'UTC';

@@ -2,7 +2,7 @@ import { budgetExhausted, budgetExhaustedMessage, failTurn, modelAllowance, type
 import type { TurnState } from '@assistant/shared';
 
 /**
- * CONTRACT §5: past the user's daily token budget no model call is made and the turn ends
+ * docs/agent.md#limits: past the user's daily token budget no model call is made and the turn ends
  * `failed` with `budget_exhausted`. Checked before every call from what earlier calls recorded,
  * so concurrent turns of one user overshoot by at most the one call each has in flight. A user
  * an admin disabled makes no more calls either: their turns already accepted end `failed` with

@@ -28,7 +28,7 @@ const TOOL_NAMES = modelTools.map((tool) => tool.name);
 
 /**
  * The request the model gets for the next step of a turn, laid out so a provider can cache its
- * prefix (CONTRACT §8): the system prompt (what changes rarely), the history (each message rendered
+ * prefix (docs/memory.md#request-layout): the system prompt (what changes rarely), the history (each message rendered
  * as in every earlier request), then the turn's context right before the newest user message.
  * With it the user's time zone, in which the offline planner reads times.
  */

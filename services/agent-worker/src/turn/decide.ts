@@ -10,7 +10,7 @@ export type Decision =
 const OPEN: ReadonlySet<string> = new Set(['pending', 'awaiting_approval', 'approved', 'in_progress']);
 
 /**
- * What a running turn needs next, from its stored state alone (CONTRACT §5). Tasks of one model
+ * What a running turn needs next, from its stored state alone (docs/agent.md). Tasks of one model
  * step run one at a time, in the order the model gave them, except that in manual mode a task
  * waiting for approval does not hold back the read-only ones after it.
  *

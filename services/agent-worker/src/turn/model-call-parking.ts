@@ -9,7 +9,7 @@ import type { Logger } from '@assistant/shared';
 export const INLINE_WAIT_MS = 25;
 
 /**
- * Model calls that hold no job slot (DESIGN-NOTES invariant 8, CONTRACT §5 "Capacity").
+ * Model calls that hold no job slot (docs/agent.md#capacity).
  *
  * The step job starts the call; when it does not answer within INLINE_WAIT_MS the job moves
  * itself to `delayed` (freeing its slot) while the call goes on in this process, and the delay

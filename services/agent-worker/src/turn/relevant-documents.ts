@@ -5,7 +5,7 @@ import type { TurnRow } from '@assistant/shared';
 export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 };
 
 /**
- * Retrieval for the system prompt's `## Relevant documents` (CONTRACT §8): the user's documents
+ * Retrieval for the system prompt's `## Relevant documents` (docs/memory.md#request-layout): the user's documents
  * that best match the turn's message, by the same full-text search as `search_documents`, with
  * refs of the turn's session. Null when the user turned `use_rag_by_default` off, and always in a
  * group session: a user's documents are private, and the group could ask the model to quote them.

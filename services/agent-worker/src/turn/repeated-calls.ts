@@ -1,7 +1,7 @@
 import type { Queryable } from '@assistant/shared';
 import type { ScreenedCall } from './untrusted-output';
 
-/** Three identical consecutive tool calls stop the loop (docs/agent.md). */
+/** Three identical consecutive tool calls stop the loop (docs/agent.md#iterations). */
 export const LOOP_LENGTH = 3;
 
 /** The name of a tool that would be called LOOP_LENGTH times in a row with the same arguments, if any. */

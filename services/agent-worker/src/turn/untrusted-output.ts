@@ -1,13 +1,13 @@
 import type { ToolCall } from '../llm/chat-model';
 
 /**
- * What a model sends is untrusted input (CONTRACT §5): before anything of a model step is stored,
+ * What a model sends is untrusted input (docs/agent.md#untrusted-model-output): before anything of a model step is stored,
  * published or sent back to the model, it is bounded here. A call that cannot run becomes a
  * failed task with a short placeholder in storage, never the model's raw text.
  */
 export const OUTPUT_LIMITS = {
   argumentBytes: 64 * 1024,
-  /** As deep as a client's JSON may nest (CONTRACT §3); real tool arguments nest two or three levels. */
+  /** As deep as a client's JSON may nest (docs/api.md#errors); real tool arguments nest two or three levels. */
   argumentDepth: 64,
   nameChars: 64,
   callIdChars: 64,

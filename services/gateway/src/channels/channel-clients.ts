@@ -3,7 +3,7 @@ import type { ChannelName } from './channel-types';
 import { TelegramClient } from './telegram/telegram.client';
 import { WhatsAppClient } from './whatsapp/whatsapp.client';
 
-/** The clients of the enabled channels (CONTRACT §2): a channel with a setting missing has none. */
+/** The clients of the enabled channels: a channel with a setting missing has none. */
 export interface ChannelClients {
   telegram?: TelegramClient;
   whatsapp?: WhatsAppClient;

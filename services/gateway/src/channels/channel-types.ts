@@ -10,7 +10,7 @@ export type InboundContent =
   | { kind: 'photo'; media: MediaRef; caption: string }
   | { kind: 'unsupported'; what: string };
 
-/** VISION (CONTRACT §2): whether photos are content the assistant reads, or unsupported. */
+/** VISION: whether photos are content the assistant reads, or unsupported. */
 export interface ContentOptions {
   vision: boolean;
 }
@@ -70,5 +70,5 @@ export function directAddress(channel: ChannelName, externalId: string): Channel
   return channel === 'telegram' ? { channel, chat_id: externalId } : { channel, wa_id: externalId };
 }
 
-/** Webhook bodies: the same 1 MiB as the API (CONTRACT §3); providers send far less. */
+/** Webhook bodies: the same 1 MiB as the API (docs/api.md#errors); providers send far less. */
 export const WEBHOOK_BODY_LIMIT = '1mb';

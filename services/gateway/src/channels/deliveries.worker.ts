@@ -11,7 +11,7 @@ import { createTranscriptionProcessor } from './voice-transcription.job';
 const MAX_STARTS = 50;
 
 /**
- * The `deliveries` processor (CONTRACT §6). Each sent part is recorded under (job id, part
+ * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
  * index) with the provider's message id, so a retry, a stalled job taken over or a re-queued
  * job sends only the parts still missing. A crash between the provider's answer and that
  * record can repeat one part: no provider offers an idempotency key to close that gap.

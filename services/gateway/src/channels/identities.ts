@@ -21,7 +21,7 @@ export async function identityUser(client: DbClient, message: InboundMessage, de
     [message.channel, message.sender.id],
   );
   if (known.rows[0]) return known.rows[0].user_id;
-  // A WhatsApp id is the person's phone number, whose country tells their zone (CONTRACT §6).
+  // A WhatsApp id is the person's phone number, whose country tells their zone (docs/channels.md#time-zones).
   const timeZone = (message.channel === 'whatsapp' ? timeZoneForPhone(message.sender.id) : undefined) ?? defaultTimeZone;
   const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`, timeZone);
   await client.query(`INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)`, [
@@ -41,7 +41,7 @@ export async function linkIdentity(client: DbClient, message: InboundMessage, us
   );
 }
 
-/** CONTRACT §6: groups have their own session; direct chats follow the user's dm_scope. */
+/** docs/channels.md#session-keys: groups have their own session; direct chats follow the user's dm_scope. */
 export async function channelSessionKey(db: Queryable, userId: string, message: InboundMessage): Promise<string> {
   if (message.group !== undefined) return groupSessionKey(message.channel, message.group);
   const found = await db.query<{ dm_scope: string | null }>(

@@ -126,14 +126,14 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
 
   const sessionKey = await channelSessionKey(client, userId, message);
   if (command?.kind === 'new') {
-    // Digest first, then archive (CONTRACT §6), as POST /v1/sessions/:key/reset does.
+    // Digest first, then archive (docs/channels.md#identities-and-linking), as POST /v1/sessions/:key/reset does.
     await resetSession(client, queues, userId, sessionKey);
     return { ...none, userId, reply: REPLIES.newSession };
   }
   const yes = parseYesNo(content.text);
   const decision = yes === undefined ? undefined : await openQuestionDecision(client, userId, yes);
   if (decision) return { ...none, userId, decision };
-  // Chats merge by default (CONTRACT §5): "hi", "can you", "add milk" get one answer.
+  // Chats merge by default (docs/agent.md#busy-sessions): "hi", "can you", "add milk" get one answer.
   const { turnId } = await insertTurn(client, {
     userId,
     sessionKey,

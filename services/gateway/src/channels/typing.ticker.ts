@@ -13,7 +13,7 @@ interface TypingTurn {
 }
 
 /**
- * One ticker per gateway renews the typing indicator of every running chat turn (CONTRACT §6).
+ * One ticker per gateway renews the typing indicator of every running chat turn (docs/channels.md#typing).
  * Which turns and when lives in Redis (ChatTyping), claimed atomically each beat, so any number
  * of gateways share the work, a restarted gateway loses nothing, and no turn has a timer of its
  * own. Best effort: a failed indicator is logged and never retried.

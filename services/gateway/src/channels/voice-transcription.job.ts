@@ -16,7 +16,7 @@ import { insertTurn } from '../turns/submit-message';
 import { pendingVoiceSchema } from './media-inbound';
 
 export const VOICE_FAILED_REPLY = 'Sorry, I could not make out that voice note. Please try again, or type your message.';
-/** A transcript is a chat message: the API's 16,000 characters apply (CONTRACT §3). */
+/** A transcript is a chat message: the API's 16,000 characters apply (docs/channels.md#message-content). */
 const MAX_TRANSCRIPT = 16_000;
 
 /**

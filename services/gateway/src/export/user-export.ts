@@ -35,7 +35,7 @@ async function one(db: Queryable, sql: string, userId: string): Promise<unknown>
 }
 
 /**
- * CONTRACT §3 GET /v1/export: every row of the user's as one JSON object, written as it is read.
+ * GET /v1/export (docs/api.md#operators): every row of the user's as one JSON object, written as it is read.
  * Sessions (archived ones too) carry their messages, tool traffic included.
  */
 export async function writeUserExport(db: Queryable, userId: string, out: JsonStream): Promise<void> {

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import type { Logger } from '@assistant/shared';
 
-/** An error answered as CONTRACT §3 says: `{"error":{"code","message","details"}}`. */
+/** An error answered as docs/api.md#errors says: `{"error":{"code","message","details"}}`. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,

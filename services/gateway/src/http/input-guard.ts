@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { HttpError } from './errors';
 
-/** CONTRACT §3: JSON nested deeper than this is refused; no request of ours needs a tenth of it. */
+/** docs/api.md#errors: JSON nested deeper than this is refused; no request of ours needs a tenth of it. */
 export const MAX_JSON_DEPTH = 64;
 
 type Path = (string | number)[];
@@ -39,7 +39,7 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
   return undefined;
 }
 
-/** The usual 400 body (CONTRACT §3), with the problem as a zod-like issue. */
+/** The usual 400 body (docs/api.md#errors), with the problem as a zod-like issue. */
 export function unstorableError(problem: Problem): HttpError {
   return new HttpError(400, 'validation_failed', `the request is not valid: ${problem.message}`, [
     { code: 'custom', path: problem.path, message: problem.message },
@@ -65,7 +65,7 @@ export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /**
- * Text with control characters removed and lone surrogates replaced by U+FFFD (CONTRACT §6: a
+ * Text with control characters removed and lone surrogates replaced by U+FFFD (docs/channels.md#message-content: a
  * chat message is cleaned, never refused).
  */
 export function withoutControlCharacters(text: string): string {

@@ -9,10 +9,3 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
 }
 
 export const uuidParam = z.uuid();
-
-/** Ids in paths that are not UUIDs name nothing: 404, like an unknown id. */
-export function idParam(value: unknown, what: string): string {
-  const result = uuidParam.safeParse(value);
-  if (!result.success) throw new HttpError(404, 'not_found', `${what} not found`);
-  return result.data;
-}

@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import type { Config, DownloadedMedia } from '@assistant/shared';
 
-/** Voice to text through `{OPENAI_BASE_URL}/audio/transcriptions` with TRANSCRIPTION_MODEL (CONTRACT §2). */
+/** Voice to text through `{OPENAI_BASE_URL}/audio/transcriptions` with TRANSCRIPTION_MODEL. */
 export class Transcriber {
   private readonly client: OpenAI;
   private readonly model: string;

@@ -1,6 +1,20 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import client from 'prom-client';
+import { z } from 'zod';
 import { QUEUE_NAMES, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
+import { defineRoutes } from '../openapi/api-route';
+
+export const metricsApi = defineRoutes({
+  metrics: {
+    method: 'get',
+    path: '/metrics',
+    tag: 'health',
+    summary: 'Prometheus metrics: HTTP, event streams, queue depths, turns, model and tool calls',
+    auth: 'none',
+    responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain', schema: z.string() } },
+  },
+});
 
 /**
  * GET /metrics: this gateway's own metrics (HTTP, open event streams, queue depths read at
@@ -57,10 +71,11 @@ export function createGatewayMetrics(runtime: Runtime, openStreams: () => number
     next();
   };
 
-  const router = Router();
-  router.get('/metrics', async (_req, res) => {
-    const [own, shared] = await Promise.all([registry.metrics(), runtime.metrics.render()]);
-    res.type(registry.contentType).send(`${own}\n${shared}`);
+  const router = apiRouter(metricsApi, {
+    metrics: async (_req, res) => {
+      const [own, shared] = await Promise.all([registry.metrics(), runtime.metrics.render()]);
+      res.type(registry.contentType).send(`${own}\n${shared}`);
+    },
   });
   return { track, router };
 }

@@ -133,7 +133,7 @@ export const linkCodeResponse = z.object({
   expires_at: timestamp,
 });
 
-/** CONTRACT §4: what each `data:` line of a turn's event stream holds, from the schemas the workers emit with. */
+/** What each `data:` line of a turn's event stream holds, from the schemas the workers emit with. */
 export const turnEvent = z.union(
   Object.entries(eventSchemas).map(([type, fields]) =>
     fields.extend({ type: z.literal(type), turn_id: id, seq: z.number().int().min(1) }),

@@ -46,7 +46,7 @@ function parameters(route: ApiRoute): JsonObject[] {
   return [...inPath, ...inQuery];
 }
 
-/** The route's own answers plus the errors every route of its kind can give (CONTRACT §3). */
+/** The route's own answers plus the errors every route of its kind can give (docs/api.md#errors). */
 function responses(route: ApiRoute): JsonObject {
   const error = (description: string): ApiResponseSpec => ({ description, schema: errorResponse });
   const all: Record<number, ApiResponseSpec> = {};

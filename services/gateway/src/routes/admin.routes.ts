@@ -1,9 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { requestErasure, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
 import { requireAdmin } from '../http/auth';
 import { notFound } from '../http/errors';
-import { idParam, parse } from '../http/validate';
+import { uuidParam } from '../http/validate';
+import { defineRoutes, failure } from '../openapi/api-route';
+import { adminUserResponse, erasureResponse } from '../openapi/operator-schemas';
 
 export const patchAdminUserBody = z.strictObject({
   disabled: z.boolean().optional(),
@@ -17,39 +20,75 @@ export const patchAdminUserBody = z.strictObject({
     .meta({ description: 'model tokens per UTC day; null = DAILY_TOKEN_BUDGET, 0 = no limit' }),
 });
 
+const userId = { id: uuidParam };
+const adminDisabled = failure('ADMIN_TOKEN is not set');
+
+export const adminApi = defineRoutes({
+  listUsers: {
+    method: 'get',
+    path: '/v1/admin/users',
+    tag: 'admin',
+    summary: 'Every user (oldest first)',
+    auth: 'admin',
+    responses: { 200: { description: 'the users', schema: z.array(adminUserResponse) }, 503: adminDisabled },
+  },
+  patchUser: {
+    method: 'patch',
+    path: '/v1/admin/users/:id',
+    tag: 'admin',
+    summary: 'Disable or enable a user, or set their daily token budget',
+    description: "A disabled user's keys answer 403 `user_disabled` and their chat messages get a short reply.",
+    auth: 'admin',
+    params: userId,
+    notFound: 'user',
+    body: patchAdminUserBody,
+    example: { disabled: false, daily_token_budget: 200000 },
+    responses: { 200: { description: 'the user', schema: adminUserResponse }, 503: adminDisabled },
+  },
+  eraseUser: {
+    method: 'delete',
+    path: '/v1/admin/users/:id',
+    tag: 'admin',
+    summary: 'Erase a user, as DELETE /v1/me does',
+    auth: 'admin',
+    params: userId,
+    notFound: 'user',
+    responses: { 202: { description: 'erasure under way', schema: erasureResponse }, 503: adminDisabled },
+  },
+});
+
 // Users being erased are gone as far as anyone can tell.
 const ADMIN_USER = `SELECT id, display_name, created_at, disabled_at IS NOT NULL AS disabled, daily_token_budget FROM users`;
 
-/** CONTRACT §3: the operator's view of users (admin token): list, disable, budget, erase. */
+/** The operator's view of users (admin token): list, disable, budget, erase. */
 export function adminRoutes(runtime: Runtime): Router {
   const router = Router();
   const { db } = runtime;
   router.use('/v1/admin', requireAdmin(runtime.config.ADMIN_TOKEN));
+  router.use(
+    apiRouter(adminApi, {
+      listUsers: async (_req, res) => {
+        res.json((await db.query(`${ADMIN_USER} WHERE erasing_at IS NULL ORDER BY created_at, id`)).rows);
+      },
 
-  router.get('/v1/admin/users', async (_req, res) => {
-    res.json((await db.query(`${ADMIN_USER} WHERE erasing_at IS NULL ORDER BY created_at, id`)).rows);
-  });
+      patchUser: async (_req, res, { params, body }) => {
+        const updated = await db.query(
+          `UPDATE users SET
+             disabled_at = CASE WHEN $2::boolean IS NULL THEN disabled_at WHEN $2 THEN COALESCE(disabled_at, NOW()) END,
+             daily_token_budget = CASE WHEN $3::boolean THEN $4::bigint ELSE daily_token_budget END,
+             updated_at = NOW()
+           WHERE id = $1 AND erasing_at IS NULL RETURNING id`,
+          [params.id, body.disabled ?? null, body.daily_token_budget !== undefined, body.daily_token_budget ?? null],
+        );
+        if (updated.rowCount !== 1) throw notFound('user');
+        res.json((await db.query(`${ADMIN_USER} WHERE id = $1`, [params.id])).rows[0]);
+      },
 
-  router.patch('/v1/admin/users/:id', async (req, res) => {
-    const userId = idParam(req.params.id, 'user');
-    const body = parse(patchAdminUserBody, req.body);
-    const updated = await db.query(
-      `UPDATE users SET
-         disabled_at = CASE WHEN $2::boolean IS NULL THEN disabled_at WHEN $2 THEN COALESCE(disabled_at, NOW()) END,
-         daily_token_budget = CASE WHEN $3::boolean THEN $4::bigint ELSE daily_token_budget END,
-         updated_at = NOW()
-       WHERE id = $1 AND erasing_at IS NULL RETURNING id`,
-      [userId, body.disabled ?? null, body.daily_token_budget !== undefined, body.daily_token_budget ?? null],
-    );
-    if (updated.rowCount !== 1) throw notFound('user');
-    res.json((await db.query(`${ADMIN_USER} WHERE id = $1`, [userId])).rows[0]);
-  });
-
-  router.delete('/v1/admin/users/:id', async (req, res) => {
-    const userId = idParam(req.params.id, 'user');
-    if (!(await requestErasure(db, runtime.queues, userId))) throw notFound('user');
-    res.status(202).json({ id: userId, erasing: true });
-  });
-
+      eraseUser: async (_req, res, { params }) => {
+        if (!(await requestErasure(db, runtime.queues, params.id))) throw notFound('user');
+        res.status(202).json({ id: params.id, erasing: true });
+      },
+    }),
+  );
   return router;
 }

@@ -1,9 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { addManualGotcha, isToolName, listGotchas, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { rateLimit } from '../http/rate-limit';
-import { parse } from '../http/validate';
+import { defineRoutes } from '../openapi/api-route';
+import * as shape from '../openapi/api-schemas';
 
 export const postGotchaBody = z.strictObject({
   tool_name: z.string().refine(isToolName, 'must be the name of a tool').optional(),
@@ -14,20 +16,40 @@ export const postGotchaBody = z.strictObject({
 export const GOTCHAS_PER_WINDOW = 30;
 const WINDOW_MS = 10 * 60_000;
 
-/** Seed 003's gotchas (CONTRACT §3): the ones captured from repeated tool errors and the ones added by hand. */
+export const gotchaApi = defineRoutes({
+  listGotchas: {
+    method: 'get',
+    path: '/v1/gotchas',
+    tag: 'gotchas',
+    summary: 'Lessons about tools: captured from repeated tool errors, or added by hand',
+    auth: 'user',
+    responses: { 200: { description: 'most recently seen first', schema: z.array(shape.gotchaResponse) } },
+  },
+  addGotcha: {
+    method: 'post',
+    path: '/v1/gotchas',
+    tag: 'gotchas',
+    summary: 'Add a gotcha by hand',
+    auth: 'user',
+    body: postGotchaBody,
+    example: { tool_name: 'create_document', description: 'Always put new documents in a folder the user named.' },
+    responses: { 201: { description: 'the gotcha', schema: shape.gotchaResponse } },
+  },
+});
+
+/** Gotchas (docs/memory.md#gotchas): the ones captured from repeated tool errors and the ones added by hand. */
 export function gotchaRoutes(runtime: Runtime): Router {
-  const router = Router();
   const { db } = runtime;
   const limit = rateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, 'gotchas', GOTCHAS_PER_WINDOW, WINDOW_MS, 'gotchas');
-
-  router.get('/v1/gotchas', async (req, res) => {
-    res.json(await listGotchas(db, userOf(req)));
+  return apiRouter(gotchaApi, {
+    listGotchas: async (req, res) => {
+      res.json(await listGotchas(db, userOf(req)));
+    },
+    addGotcha: {
+      use: [limit],
+      handle: async (req, res, { body }) => {
+        res.status(201).json(await addManualGotcha(db, userOf(req), body));
+      },
+    },
   });
-
-  router.post('/v1/gotchas', limit, async (req, res) => {
-    const body = parse(postGotchaBody, req.body);
-    res.status(201).json(await addManualGotcha(db, userOf(req), body));
-  });
-
-  return router;
 }

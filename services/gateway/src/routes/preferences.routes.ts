@@ -1,11 +1,13 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import { addOutboxJob, moveRemindersToZone, timeZoneSchema, withTransaction, type OutboxEntry, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError } from '../http/errors';
-import { parse } from '../http/validate';
+import { defineRoutes } from '../openapi/api-route';
+import * as shape from '../openapi/api-schemas';
 
-/** Seed 001's validation rules; `settings` is merged key by key, with the keys we know checked. */
+/** The rules of docs/api.md#preferences; `settings` is merged key by key, with the keys we know checked. */
 export const patchPreferencesBody = z
   .strictObject({
     autonomous_mode: z.boolean(),
@@ -17,47 +19,65 @@ export const patchPreferencesBody = z
   })
   .partial();
 
+export const preferenceApi = defineRoutes({
+  getPreferences: {
+    method: 'get',
+    path: '/v1/preferences',
+    tag: 'preferences',
+    summary: 'Autonomous mode, iteration limit, model and settings',
+    auth: 'user',
+    responses: { 200: { description: 'the preferences', schema: shape.preferencesResponse } },
+  },
+  patchPreferences: {
+    method: 'patch',
+    path: '/v1/preferences',
+    tag: 'preferences',
+    summary: 'Change preferences; an invalid request changes nothing',
+    auth: 'user',
+    body: patchPreferencesBody,
+    example: { autonomous_mode: true, max_iterations: 10 },
+    responses: { 200: { description: 'the preferences', schema: shape.preferencesResponse } },
+  },
+});
+
 const COLUMNS = 'autonomous_mode, max_iterations, default_model, use_rag_by_default, timezone, settings, created_at, updated_at';
 
 export function preferenceRoutes(runtime: Runtime): Router {
-  const router = Router();
   const { db } = runtime;
   const allowlist = runtime.config.MODEL_ALLOWLIST;
+  return apiRouter(preferenceApi, {
+    getPreferences: async (req, res) => {
+      const found = await db.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)]);
+      res.json(found.rows[0]);
+    },
 
-  router.get('/v1/preferences', async (req, res) => {
-    const found = await db.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)]);
-    res.json(found.rows[0]);
-  });
-
-  router.patch('/v1/preferences', async (req, res) => {
-    const body = parse(patchPreferencesBody, req.body);
-    // The operator pays for the model: only the ones they allow may be chosen (null = the default).
-    if (allowlist && typeof body.default_model === 'string' && !allowlist.includes(body.default_model)) {
-      const message = `must be one of: ${allowlist.join(', ')}`;
-      throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['default_model'], message }]);
-    }
-    const fields = Object.entries(body).filter(([, value]) => value !== undefined);
-    const sets = fields.map(([column], i) =>
-      column === 'settings' ? `settings = settings || $${i + 2}::jsonb` : `${column} = $${i + 2}`,
-    );
-    const values = fields.map(([column, value]) => (column === 'settings' ? JSON.stringify(value) : value));
-    const jobs: OutboxEntry[] = [];
-    const found = await withTransaction(db, async (client) => {
-      const before = await client.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1 FOR UPDATE', [
-        userOf(req),
-      ]);
-      const from = before.rows[0]?.timezone;
-      // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones").
-      if (body.timezone !== undefined && from !== undefined && from !== body.timezone) {
-        jobs.push(...(await moveRemindersToZone(client, userOf(req), from, body.timezone)));
+    patchPreferences: async (req, res, { body }) => {
+      // The operator pays for the model: only the ones they allow may be chosen (null = the default).
+      if (allowlist && typeof body.default_model === 'string' && !allowlist.includes(body.default_model)) {
+        const message = `must be one of: ${allowlist.join(', ')}`;
+        throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['default_model'], message }]);
       }
-      return sets.length === 0
-        ? client.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
-        : client.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [userOf(req), ...values]);
-    });
-    for (const job of jobs) if (job.kind === 'job') await addOutboxJob(runtime.queues, job);
-    res.json(found.rows[0]);
+      const fields = Object.entries(body).filter(([, value]) => value !== undefined);
+      const sets = fields.map(([column], i) =>
+        column === 'settings' ? `settings = settings || $${i + 2}::jsonb` : `${column} = $${i + 2}`,
+      );
+      const values = fields.map(([column, value]) => (column === 'settings' ? JSON.stringify(value) : value));
+      const jobs: OutboxEntry[] = [];
+      const found = await withTransaction(db, async (client) => {
+        const before = await client.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1 FOR UPDATE', [
+          userOf(req),
+        ]);
+        const from = before.rows[0]?.timezone;
+        // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones").
+        if (body.timezone !== undefined && from !== undefined && from !== body.timezone) {
+          jobs.push(...(await moveRemindersToZone(client, userOf(req), from, body.timezone)));
+        }
+        return sets.length === 0
+          ? client.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
+          : client.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [userOf(req), ...values]);
+      });
+      for (const job of jobs) if (job.kind === 'job') await addOutboxJob(runtime.queues, job);
+      res.json(found.rows[0]);
+    },
   });
-
-  return router;
 }

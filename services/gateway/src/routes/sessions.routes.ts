@@ -1,46 +1,76 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { z } from 'zod';
 import { sessionKeySchema, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { notFound } from '../http/errors';
-import { parse } from '../http/validate';
+import { defineRoutes } from '../openapi/api-route';
+import * as shape from '../openapi/api-schemas';
 import { resetSession } from '../sessions/reset-session';
 
+const sessionKey = { key: sessionKeySchema };
+
+export const sessionApi = defineRoutes({
+  listSessions: {
+    method: 'get',
+    path: '/v1/sessions',
+    tag: 'sessions',
+    summary: "The user's sessions, most recently active first",
+    auth: 'user',
+    responses: { 200: { description: 'the sessions', schema: z.array(shape.sessionResponse) } },
+  },
+  listMessages: {
+    method: 'get',
+    path: '/v1/sessions/:key/messages',
+    tag: 'sessions',
+    summary: 'What the user and the assistant said in a session, oldest first',
+    auth: 'user',
+    params: sessionKey,
+    responses: { 200: { description: 'the messages', schema: z.array(shape.sessionMessageResponse) } },
+  },
+  resetSession: {
+    method: 'post',
+    path: '/v1/sessions/:key/reset',
+    tag: 'sessions',
+    summary: 'Digest the session now and start a fresh one under the same key',
+    auth: 'user',
+    params: sessionKey,
+    responses: { 202: { description: 'reset', schema: shape.sessionResetResponse } },
+  },
+});
+
 export function sessionRoutes(runtime: Runtime): Router {
-  const router = Router();
   const { db } = runtime;
+  return apiRouter(sessionApi, {
+    listSessions: async (req, res) => {
+      const found = await db.query(
+        `SELECT s.session_key, s.created_at, s.last_activity_at,
+                (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count
+         FROM sessions s WHERE s.user_id = $1 AND s.archived_at IS NULL ORDER BY s.last_activity_at DESC`,
+        [userOf(req)],
+      );
+      res.json(found.rows);
+    },
 
-  router.get('/v1/sessions', async (req, res) => {
-    const found = await db.query(
-      `SELECT s.session_key, s.created_at, s.last_activity_at,
-              (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count
-       FROM sessions s WHERE s.user_id = $1 AND s.archived_at IS NULL ORDER BY s.last_activity_at DESC`,
-      [userOf(req)],
-    );
-    res.json(found.rows);
+    /** What the user and the assistant said, oldest first (tool traffic stays internal). */
+    listMessages: async (req, res, { params }) => {
+      const session = await db.query<{ id: string }>(
+        'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
+        [userOf(req), params.key],
+      );
+      const sessionId = session.rows[0]?.id;
+      if (!sessionId) throw notFound('session');
+      const found = await db.query(
+        `SELECT id, role, content, turn_id, created_at FROM messages
+         WHERE session_id = $1 AND role IN ('user', 'assistant') AND content <> '' ORDER BY id`,
+        [sessionId],
+      );
+      res.json(found.rows);
+    },
+
+    resetSession: async (req, res, { params }) => {
+      if (!(await resetSession(db, runtime.queues, userOf(req), params.key))) throw notFound('session');
+      res.status(202).json({ session_key: params.key, reset: true });
+    },
   });
-
-  /** What the user and the assistant said, oldest first (tool traffic stays internal). */
-  router.get('/v1/sessions/:key/messages', async (req, res) => {
-    const key = parse(sessionKeySchema, req.params.key);
-    const session = await db.query<{ id: string }>(
-      'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
-      [userOf(req), key],
-    );
-    const sessionId = session.rows[0]?.id;
-    if (!sessionId) throw notFound('session');
-    const found = await db.query(
-      `SELECT id, role, content, turn_id, created_at FROM messages
-       WHERE session_id = $1 AND role IN ('user', 'assistant') AND content <> '' ORDER BY id`,
-      [sessionId],
-    );
-    res.json(found.rows);
-  });
-
-  router.post('/v1/sessions/:key/reset', async (req, res) => {
-    const key = parse(sessionKeySchema, req.params.key);
-    if (!(await resetSession(db, runtime.queues, userOf(req), key))) throw notFound('session');
-    res.status(202).json({ session_key: key, reset: true });
-  });
-
-  return router;
 }

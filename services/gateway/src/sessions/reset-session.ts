@@ -1,7 +1,7 @@
 import { jobId, jobSchemas, type Queryable, type Queues } from '@assistant/shared';
 
 /**
- * "Digest now, then archive" (CONTRACT §3 `POST /v1/sessions/:key/reset`, §6 `/new`): queues
+ * "Digest now, then archive" (`POST /v1/sessions/:key/reset`, `/new` in a chat: docs/memory.md#session-digests): queues
  * an immediate digest of the user's active session under `sessionKey`, archives it and opens a
  * fresh one under the same key. False when the key has no active session.
  *
@@ -27,7 +27,7 @@ export async function resetSession(
   await queues['session-digests'].add('digest', data, { jobId: jobId('digest-reset', sessionId) });
   const archived = await db.query('UPDATE sessions SET archived_at = NOW() WHERE id = $1 AND archived_at IS NULL', [sessionId]);
   if (archived.rowCount === 0) return false;
-  // A fresh, empty session under the same key, at once (CONTRACT §3), not only on the next message.
+  // A fresh, empty session under the same key, at once (docs/api.md#sessions), not only on the next message.
   await db.query(
     `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2) ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO NOTHING`,
     [userId, sessionKey],

@@ -1,84 +1,103 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { z } from 'zod';
 import { isFinal, type Runtime } from '@assistant/shared';
+import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
-import { idParam } from '../http/validate';
+import { defineRoutes } from '../openapi/api-route';
+import { turnId } from '../routes/turns.routes';
 import { STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
 import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
 /** Open SSE responses, so a shutdown can end them (clients reconnect elsewhere with Last-Event-ID). */
 export const openStreams = new Set<Response>();
 
-/** GET /v1/turns/:id/events (CONTRACT §4). */
+export const eventStreamApi = defineRoutes({
+  turnEvents: {
+    method: 'get',
+    path: '/v1/turns/:id/events',
+    tag: 'turns',
+    summary: 'Server-Sent Events of a turn: the plan, each tool, approvals, the streamed answer',
+    description:
+      'Each event has `id:` (send it back in the `Last-Event-ID` header, or as `?last_event_id=`, to resume), ' +
+      '`event: <type>` and `data:` one TurnEvent as JSON (see components.schemas.TurnEvent). Without `Last-Event-ID` ' +
+      'the stream starts at the first event of the turn; it closes after `done`. A comment line comes at least every 15 s.',
+    auth: 'user',
+    ...turnId,
+    responses: { 200: { description: 'the event stream', contentType: 'text/event-stream', schema: z.string() } },
+  },
+});
+
+/** GET /v1/turns/:id/events (docs/events.md). */
 export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number): Router {
-  const router = Router();
   const { db } = runtime;
   const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
     runtime.logger.warn({ err: error }, 'stream slot bookkeeping failed'),
   );
-  router.get('/v1/turns/:id/events', async (req, res) => {
-    const userId = userOf(req);
-    const turnId = idParam(req.params.id, 'turn');
-    const found = await db.query('SELECT 1 FROM turns WHERE id = $1 AND user_id = $2', [turnId, userId]);
-    if (found.rowCount === 0) throw notFound('turn');
+  return apiRouter(eventStreamApi, {
+    turnEvents: async (req, res, { params }) => {
+      const userId = userOf(req);
+      const turnId = params.id;
+      const found = await db.query('SELECT 1 FROM turns WHERE id = $1 AND user_id = $2', [turnId, userId]);
+      if (found.rowCount === 0) throw notFound('turn');
 
-    const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
-    const lastId = STREAM_ID.test(requested) ? requested : '0-0';
-    const slot = await slots.acquire(userId);
-    if (!slot.granted) {
-      throw new HttpError(429, 'too_many_streams', `at most ${MAX_OPEN_STREAMS_PER_USER} open event streams per user; close one first`, undefined, {
-        'Retry-After': String(slot.retryAfterSeconds),
+      const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
+      const lastId = STREAM_ID.test(requested) ? requested : '0-0';
+      const slot = await slots.acquire(userId);
+      if (!slot.granted) {
+        throw new HttpError(429, 'too_many_streams', `at most ${MAX_OPEN_STREAMS_PER_USER} open event streams per user; close one first`, undefined, {
+          'Retry-After': String(slot.retryAfterSeconds),
+        });
+      }
+
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
       });
-    }
+      res.flushHeaders();
+      res.write(': connected\n\n');
+      openStreams.add(res);
 
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.flushHeaders();
-    res.write(': connected\n\n');
-    openStreams.add(res);
-
-    let closed = false;
-    let unwatch: () => void = () => undefined;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      slot.release();
-      clearInterval(heartbeat);
-      openStreams.delete(res);
-      unwatch();
-      res.end();
-    };
-    const deliver = (event: StreamedEvent) => {
-      if (closed) return;
-      res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
-      if (event.type === 'done') close();
-    };
-    const heartbeat = setInterval(() => {
-      res.write(': keepalive\n\n');
-      void hub.pump(turnId);
-    }, heartbeatMs);
-    res.on('close', close);
-    // A client gone while its slot was being taken has no 'close' left to fire.
-    if (req.socket.destroyed) return close();
-    unwatch = await hub.watch(turnId, lastId, deliver);
-    if (closed) return unwatch();
-    // A finished turn has nothing more to say to a client already past its `done` (EventSource
-    // reconnects with that id after every close), nor once its events have expired: end the
-    // stream. A client before `done` stays: the hub is about to deliver it.
-    const turn = await db.query<{ status: string; settled: boolean }>(
-      `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1`,
-      [turnId],
-    );
-    const row = turn.rows[0];
-    if (row && isFinal(row.status)) {
-      const seen = await hub.seenDone(turnId, lastId);
-      if (seen === 'yes' || (seen === 'gone' && row.settled)) close();
-    }
-    return undefined;
+      let closed = false;
+      let unwatch: () => void = () => undefined;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        slot.release();
+        clearInterval(heartbeat);
+        openStreams.delete(res);
+        unwatch();
+        res.end();
+      };
+      const deliver = (event: StreamedEvent) => {
+        if (closed) return;
+        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
+        if (event.type === 'done') close();
+      };
+      const heartbeat = setInterval(() => {
+        res.write(': keepalive\n\n');
+        void hub.pump(turnId);
+      }, heartbeatMs);
+      res.on('close', close);
+      // A client gone while its slot was being taken has no 'close' left to fire.
+      if (req.socket.destroyed) return close();
+      unwatch = await hub.watch(turnId, lastId, deliver);
+      if (closed) return unwatch();
+      // A finished turn has nothing more to say to a client already past its `done` (EventSource
+      // reconnects with that id after every close), nor once its events have expired: end the
+      // stream. A client before `done` stays: the hub is about to deliver it.
+      const turn = await db.query<{ status: string; settled: boolean }>(
+        `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1`,
+        [turnId],
+      );
+      const row = turn.rows[0];
+      if (row && isFinal(row.status)) {
+        const seen = await hub.seenDone(turnId, lastId);
+        if (seen === 'yes' || (seen === 'gone' && row.settled)) close();
+      }
+      return undefined;
+    },
   });
-  return router;
 }

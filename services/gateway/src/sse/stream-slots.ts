@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@assistant/shared';
 
-/** CONTRACT §4: open event streams one user may hold at once, across every gateway. */
+/** docs/events.md#limits: open event streams one user may hold at once, across every gateway. */
 export const MAX_OPEN_STREAMS_PER_USER = 20;
 /** A slot not renewed for this long is free again: a gateway that dies frees its streams' slots. */
 export const SLOT_LEASE_MS = 15_000;

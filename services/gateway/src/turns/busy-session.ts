@@ -1,7 +1,7 @@
 import { cancelTurnIn, FINAL_STATUSES, mergeIntoQueued, type ChannelAddress, type DbClient } from '@assistant/shared';
 import { HttpError } from '../http/errors';
 
-/** What a message for a busy session does (CONTRACT §5). */
+/** What a message for a busy session does (docs/agent.md#busy-sessions). */
 export const IF_BUSY = ['queue', 'merge', 'reject', 'interrupt'] as const;
 export type IfBusy = (typeof IF_BUSY)[number];
 

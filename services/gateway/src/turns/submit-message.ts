@@ -15,7 +15,7 @@ export interface TurnInput {
   origin?: ChannelAddress;
   /** A channel photo the model sees with the text (VISION): a reference, fetched when the model request is built. */
   attachment?: MediaRef;
-  /** What to do when the session is busy (CONTRACT §5); `queue` when unset. */
+  /** What to do when the session is busy (docs/agent.md#busy-sessions); `queue` when unset. */
   ifBusy?: IfBusy;
   /** The message is over its user's rate: its turn may not start for this long (channels only). */
   startAfterMs?: number;

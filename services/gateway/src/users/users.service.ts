@@ -57,7 +57,7 @@ export async function ownerOfApiKey(db: Queryable, apiKey: string): Promise<KeyO
   return row ? { keyId: row.key_id, userId: row.user_id, disabled: row.disabled } : undefined;
 }
 
-/** A disabled user's chat messages get a short reply instead of a turn (CONTRACT §3 admin API). */
+/** A disabled user's chat messages get a short reply instead of a turn (docs/api.md#operators). */
 export async function isUserDisabled(db: Queryable, userId: string): Promise<boolean> {
   const found = await db.query('SELECT 1 FROM users WHERE id = $1 AND disabled_at IS NOT NULL', [userId]);
   return found.rowCount === 1;

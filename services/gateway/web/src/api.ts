@@ -1,4 +1,4 @@
-/** The public API (CONTRACT §3), as any client uses it: a bearer API key and JSON. */
+/** The public API (docs/api.md), as any client uses it: a bearer API key and JSON. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

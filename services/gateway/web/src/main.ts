@@ -22,7 +22,7 @@ interface Message {
   content: string;
 }
 
-/** A new session of this browser: `agent:main:web:direct:<random>` (CONTRACT §6). */
+/** A new session of this browser: `agent:main:web:direct:<random>` (docs/channels.md#session-keys). */
 function newSessionKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return `agent:main:web:direct:${Array.from(bytes, (byte) => byte.toString(36).padStart(2, '0')).join('')}`;

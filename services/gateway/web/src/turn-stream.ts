@@ -1,5 +1,6 @@
+import type { TurnEvent } from '@assistant/shared';
 import { ApiError, type Api } from './api.js';
-import { parseSseBlock, type TurnEvent } from './events.js';
+import { SseParser } from './shared/sse-parser.js';
 
 export type Connection = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
@@ -70,18 +71,14 @@ export class TurnStream {
       this.listener.connection('live');
       const reader = body.getReader();
       const decoder = new TextDecoder();
-      let buffer = '';
+      const parser = new SseParser();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return false;
         clearTimeout(watchdog);
         watchdog = setTimeout(() => controller.abort(), SILENCE_MS);
-        buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = parseSseBlock(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          if (block && this.accept(block.id, JSON.parse(block.data) as TurnEvent)) {
+        for (const block of parser.push(decoder.decode(value, { stream: true }))) {
+          if (this.accept(block.id, JSON.parse(block.data) as TurnEvent)) {
             controller.abort();
             return true;
           }

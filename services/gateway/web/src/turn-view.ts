@@ -1,6 +1,6 @@
+import type { TurnEvent } from '@assistant/shared';
 import type { Api } from './api.js';
 import { button, el, errorText } from './dom.js';
-import type { TurnEvent } from './events.js';
 import { TaskRow } from './task-row.js';
 import type { Connection, StreamListener } from './turn-stream.js';
 

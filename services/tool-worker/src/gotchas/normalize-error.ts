@@ -4,7 +4,7 @@ import { stripUuids } from '@assistant/shared';
 const MAX_PATTERN_CHARS = 500;
 
 /**
- * The shape of a tool error without its particulars (seed 003's normalisation): UUIDs and refs
+ * The shape of a tool error without its particulars (docs/memory.md#gotchas): UUIDs and refs
  * become `<id>` and `<ref>`, numbers `<n>`, quoted values `"…"`, so "No folder named "Work"" and
  * "No folder named "Home"" count as the same error. A list of candidates reads the same whatever
  * its length. Apostrophes inside words ("don't") are not quotes and stay.

@@ -1,7 +1,7 @@
 import type { Queryable } from '@assistant/shared';
 import { normalizeToolError } from './normalize-error';
 
-/** Seed 003: the third time the same error happens within a day, it becomes a gotcha. */
+/** docs/memory.md#gotchas: the third time the same error happens within a day, it becomes a gotcha. */
 export const GOTCHA_THRESHOLD = 3;
 const WINDOW_HOURS = 24;
 const MAX_DESCRIPTION_CHARS = 1_000;

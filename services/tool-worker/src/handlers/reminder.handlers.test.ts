@@ -124,7 +124,7 @@ describe('create_reminder', () => {
     expect(invalid('create_reminder', { text: 'Go', at: 'tomorrow at 7' })).toEqual([
       "at: must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
     ]);
-    // Without an offset it is the user's local time (CONTRACT §7): valid.
+    // Without an offset it is the user's local time (docs/tools.md#times): valid.
     expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01T07:00:00' })).toEqual([]);
     expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01' })[0]).toMatch(/^at: /);
     expect(invalid('create_reminder', { text: 'Go', at, repeat: 'hourly' })[0]).toMatch(/^repeat: /);
@@ -273,7 +273,7 @@ describe('delete_reminder', () => {
   });
 });
 
-describe("times in the user's zone (CONTRACT §7)", () => {
+describe("times in the user's zone (docs/tools.md#times)", () => {
   async function userIn(zone: string): Promise<TestUser> {
     const user = await harness.newUser();
     await harness.pool.query('INSERT INTO user_preferences (user_id, timezone) VALUES ($1, $2)', [user.userId, zone]);

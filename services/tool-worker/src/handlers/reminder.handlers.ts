@@ -211,7 +211,7 @@ async function reminderFields(ctx: ToolContext, reminder: ReminderRow, zone: str
   return fieldsOf(reminder, zone, await ctx.refs.refFor('reminder', reminder.id), habitRef);
 }
 
-/** `at` in the user's zone, as ISO 8601 the model can pass back, and as the user reads it (CONTRACT §7). */
+/** `at` in the user's zone, as ISO 8601 the model can pass back, and as the user reads it (docs/tools.md#times). */
 function fieldsOf(reminder: ReminderRow, zone: string, ref: string, habitRef: string | undefined) {
   return {
     reminder_id: ref,

@@ -3,7 +3,7 @@ import { HIDDEN_ID, RefRegistry, ToolInputError, UUID_PATTERN } from '@assistant
 const UUIDS = new RegExp(UUID_PATTERN.source, 'gi');
 
 /**
- * The ID registry applied to a tool we did not write (CONTRACT §10): UUIDs in a server's results
+ * The ID registry applied to a tool we did not write (docs/tools.md#mcp-tools): UUIDs in a server's results
  * become refs `<server>_<n>`, stable for the session, and those refs become UUIDs again in the
  * arguments of that server's tools.
  */

@@ -33,7 +33,7 @@ export function capText(text: string, max = MCP_RESULT_MAX_CHARS): string {
 }
 
 /**
- * Our result shape (CONTRACT §7) around a server's answer. `isError` is the tool's own answer:
+ * Our result shape (docs/tools.md#results) around a server's answer. `isError` is the tool's own answer:
  * a failure the model reads and can act on, not one a retry would fix.
  */
 export function toToolResult(server: string, tool: string, text: string, isError: boolean): ToolResult {

@@ -8,7 +8,7 @@ import { McpRefs } from './mcp-refs';
 import { capText, MCP_RESULT_MAX_CHARS, resultText, toToolResult } from './mcp-result';
 import { schemaProblems } from './mcp-schemas';
 
-/** A tool only gets a second attempt when its server says a repeat is harmless (CONTRACT §10). */
+/** A tool only gets a second attempt when its server says a repeat is harmless (docs/tools.md#mcp-tools). */
 const IDEMPOTENT_ATTEMPTS = 2;
 
 export type FinishTask = (result: ToolResult) => Promise<void>;

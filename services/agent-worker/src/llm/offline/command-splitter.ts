@@ -3,7 +3,7 @@ import { foldedLine, skip, skipBack, sliceText, type FoldedText } from './folded
 
 /*
  * Cuts a message into one text per command, in one pass: every character is looked at a bounded
- * number of times, so a 16,000-character message costs no more than a few short ones (CONTRACT §9).
+ * number of times, so a 16,000-character message costs no more than a few short ones (docs/agent.md#offline-planner).
  * Lines and ";" always separate; " and " / " e " (and their "then" forms) separate only where a
  * command begins right after, so names such as "yoga e meditação" or "rock and roll" survive.
  */

@@ -14,7 +14,7 @@ export interface Clock {
 
 export interface ReminderRequest {
   text: string;
-  /** Local wall-clock time in the user's zone, ISO 8601 without an offset (CONTRACT §7). */
+  /** Local wall-clock time in the user's zone, ISO 8601 without an offset (docs/tools.md#times). */
   at: string;
   repeat?: Repeat;
 }
@@ -64,7 +64,7 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const zoned = DateTime.fromJSDate(clock.now, { zone });
   // Days are counted on the wall clock, labelled UTC so no daylight-saving gap moves an hour:
   // "every day at 2:30" said before a spring-forward night stays 02:30 (the tool worker decides
-  // what a skipped time means, CONTRACT §7).
+  // what a skipped time means, docs/tools.md#times).
   const now = zoned.setZone('UTC', { keepLocalTime: true });
 
   const spans: Span[] = [];

@@ -1,16 +1,35 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
 import type { Runtime } from '@assistant/shared';
+import { apiRouter } from '../../http/api-router';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
 import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
+import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
 import type { TelegramClient } from './telegram.client';
 import { telegramInbound } from './telegram.inbound';
 import { telegramUpdate } from './telegram.schemas';
 
-/** CONTRACT §6: the header must equal TELEGRAM_WEBHOOK_SECRET, compared in constant time. */
+export const telegramApi = defineRoutes({
+  telegramUpdate: {
+    method: 'post',
+    path: '/webhooks/telegram',
+    tag: 'channels',
+    summary: 'Telegram Bot API updates',
+    description:
+      'Served while TELEGRAM_BOT_TOKEN and TELEGRAM_WEBHOOK_SECRET are set (404 otherwise); requires the ' +
+      '`X-Telegram-Bot-Api-Secret-Token` header.',
+    auth: 'none',
+    body: telegramUpdate,
+    parsesOwnInput: true,
+    responses: { 200: { description: 'accepted', schema: z.object({ ok: z.literal(true) }) }, 401: failure('wrong or missing secret token') },
+  },
+});
+
+/** docs/channels.md#webhooks: the header must equal TELEGRAM_WEBHOOK_SECRET, compared in constant time. */
 export function telegramSecretValid(given: string | undefined, secret: string): boolean {
   return given !== undefined && secretsEqual(given, secret);
 }
@@ -38,7 +57,6 @@ function callbackText(result: InboundResult): string {
  * ignored); an error answers 5xx so Telegram delivers the update again.
  */
 export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret: string, username?: string): Router {
-  const router = Router();
   // TELEGRAM_BOT_USERNAME, else getMe once per process (a failed lookup is retried next time).
   let botUsername: Promise<string> | undefined = username ? Promise.resolve(username.replace(/^@/, '')) : undefined;
   const lookUpUsername = () => {
@@ -51,20 +69,24 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
     return botUsername;
   };
 
-  router.post('/webhooks/telegram', requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-    const update = parse(telegramUpdate, cleanWebhookBody(req.body));
-    const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
-    if (message) {
-      const result = await acceptInbound(runtime, message);
-      const query = update.callback_query;
-      if (query) {
-        // Only the spinner on the user's button depends on this; the decision is already made.
-        await client.answerCallbackQuery(query.id, callbackText(result)).catch((error: unknown) => {
-          runtime.logger.warn({ err: error }, 'answerCallbackQuery failed');
-        });
-      }
-    }
-    res.json({ ok: true });
+  return apiRouter(telegramApi, {
+    telegramUpdate: {
+      use: [requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT })],
+      handle: async (req, res) => {
+        const update = parse(telegramUpdate, cleanWebhookBody(req.body));
+        const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
+        if (message) {
+          const result = await acceptInbound(runtime, message);
+          const query = update.callback_query;
+          if (query) {
+            // Only the spinner on the user's button depends on this; the decision is already made.
+            await client.answerCallbackQuery(query.id, callbackText(result)).catch((error: unknown) => {
+              runtime.logger.warn({ err: error }, 'answerCallbackQuery failed');
+            });
+          }
+        }
+        res.json({ ok: true });
+      },
+    },
   });
-  return router;
 }

@@ -9,7 +9,7 @@ const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
 };
 
 /**
- * The time zone of a new WhatsApp user (CONTRACT §6), from their number's country: libphonenumber
+ * The time zone of a new WhatsApp user (docs/channels.md#time-zones), from their number's country: libphonenumber
  * finds the country, countries-and-timezones (the tz database's country table) its zones. A country
  * with several zones gets the most populous one: the zone whose cities, in city-timezones'
  * Natural Earth data, have the most inhabitants together (New York for the US, Sao Paulo for

@@ -1,14 +1,41 @@
 import { createHmac } from 'node:crypto';
-import express, { Router } from 'express';
+import express, { type Router } from 'express';
+import { z } from 'zod';
 import type { Runtime } from '@assistant/shared';
+import { apiRouter } from '../../http/api-router';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
 import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
+import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
 import { whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
+
+export const whatsappApi = defineRoutes({
+  verifySubscription: {
+    method: 'get',
+    path: '/webhooks/whatsapp',
+    tag: 'channels',
+    summary: 'WhatsApp Cloud API subscription check',
+    auth: 'none',
+    query: verifyQuery,
+    parsesOwnInput: true,
+    responses: { 200: { description: 'the challenge, echoed', contentType: 'text/plain', schema: z.string() }, 403: failure('verification failed') },
+  },
+  receiveEvents: {
+    method: 'post',
+    path: '/webhooks/whatsapp',
+    tag: 'channels',
+    summary: 'WhatsApp Cloud API events',
+    description: 'Served while the WhatsApp settings are set (404 otherwise); requires `X-Hub-Signature-256` over the raw body.',
+    auth: 'none',
+    body: webhookSchema,
+    parsesOwnInput: true,
+    responses: { 200: { description: 'accepted' }, 401: failure('missing or invalid signature') },
+  },
+});
 
 /**
  * `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body with the app secret>`, checked
@@ -30,32 +57,34 @@ export interface WhatsAppWebhookSettings {
 
 /** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
 export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSettings): Router {
-  const router = Router();
+  return apiRouter(whatsappApi, {
+    verifySubscription: (req, res) => {
+      const query = verifyQuery.safeParse(req.query);
+      if (!query.success || !secretsEqual(query.data['hub.verify_token'], settings.verifyToken)) {
+        throw new HttpError(403, 'forbidden', 'verification failed');
+      }
+      res.type('text/plain').send(query.data['hub.challenge']);
+    },
 
-  router.get('/webhooks/whatsapp', (req, res) => {
-    const query = verifyQuery.safeParse(req.query);
-    if (!query.success || !secretsEqual(query.data['hub.verify_token'], settings.verifyToken)) {
-      throw new HttpError(403, 'forbidden', 'verification failed');
-    }
-    res.type('text/plain').send(query.data['hub.challenge']);
+    // The signature covers the exact bytes Meta sent, so this route reads them raw, never re-serialised.
+    receiveEvents: {
+      use: [express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT })],
+      handle: async (req, res) => {
+        const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        if (!whatsappSignatureValid(raw, req.get('x-hub-signature-256'), settings.appSecret)) {
+          throw new HttpError(401, 'unauthorized', 'missing or invalid X-Hub-Signature-256');
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(raw.toString('utf8'));
+        } catch {
+          throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+        }
+        const payload = parse(webhookSchema, cleanWebhookBody(json));
+        // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
+        for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
+        res.sendStatus(200);
+      },
+    },
   });
-
-  // The signature covers the exact bytes Meta sent, so this route reads them raw, never re-serialised.
-  router.post('/webhooks/whatsapp', express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT }), async (req, res) => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    if (!whatsappSignatureValid(raw, req.get('x-hub-signature-256'), settings.appSecret)) {
-      throw new HttpError(401, 'unauthorized', 'missing or invalid X-Hub-Signature-256');
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
-    }
-    const payload = parse(webhookSchema, cleanWebhookBody(json));
-    // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
-    for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
-    res.sendStatus(200);
-  });
-  return router;
 }
