@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
 import { ensureChromium } from './setup/ensure-chromium';
 
 /**
@@ -54,7 +54,7 @@ beforeAll(async () => {
     },
   });
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
-  user = await new Api(system.url).createUser(system.adminToken, 'Console Tester');
+  user = await new Api(system.url).createUser(system.adminToken, { name: 'Console Tester' });
   await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
 
   browser = await chromium.launch({
@@ -262,7 +262,7 @@ it('shows usage, creates a key to copy once, revokes it, keeps the last key, and
 });
 
 it('deletes an account only after a confirmation, and signs out', async () => {
-  const leaving = await new Api(system.url).createUser(system.adminToken, 'Leaving Tester');
+  const leaving = await new Api(system.url).createUser(system.adminToken, { name: 'Leaving Tester' });
   const other = await browser.newPage();
   await other.goto(system.url);
   await other.getByLabel('API key').fill(leaving.apiKey as string);
