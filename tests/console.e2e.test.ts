@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -6,7 +6,6 @@ import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
-import { ensureChromium } from './setup/ensure-chromium';
 
 /**
  * The web console at `/` (issue 8), in Debian's Chromium against the real processes and the
@@ -14,6 +13,8 @@ import { ensureChromium } from './setup/ensure-chromium';
  * the way a browser does (fetch streaming with the Authorization header, Last-Event-ID).
  */
 const ARTIFACTS = path.resolve(__dirname, 'artifacts');
+/** Debian's Chromium, installed by scripts/ensure-chromium.sh. */
+const CHROMIUM = '/usr/bin/chromium';
 const ANSWER = 'Done: I made the folder and looked inside Inbox.';
 const RESTART_ANSWER = 'This answer outlived the gateway that started the turn.';
 
@@ -31,7 +32,7 @@ let releaseHanging: () => void = () => undefined;
 const hanging = new Promise<void>((resolve) => (releaseHanging = resolve));
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test runs it first)`);
   mkdirSync(ARTIFACTS, { recursive: true });
   db = testDb();
   await model.start();
@@ -58,7 +59,7 @@ beforeAll(async () => {
   await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
 
   browser = await chromium.launch({
-    executablePath,
+    executablePath: CHROMIUM,
     args: [
       '--headless',
       '--no-sandbox',
