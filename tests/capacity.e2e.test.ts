@@ -1,6 +1,6 @@
-import { Api } from './helpers/api';
-import { FakeModel, lastMessage, type FakeReply } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { Api } from '../scripts/lib/api';
+import { FakeModel, lastMessage, type FakeReply } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * docs/agent.md#capacity: a turn waiting for the model holds no job slot, a busy database pool
@@ -24,9 +24,7 @@ afterAll(async () => {
 });
 
 async function autonomousUser(system: TestSystem, name: string): Promise<Api & { userId: string }> {
-  const user = await new Api(system.url).createUser(system.adminToken, name);
-  expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
-  return user;
+  return new Api(system.url).createUser(system.adminToken, { name, preferences: { autonomous_mode: true } });
 }
 
 /** The whole system for one describe block, with these settings. */

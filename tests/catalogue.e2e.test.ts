@@ -2,11 +2,11 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { reminderFireJobId } from '@assistant/shared';
-import { Api, UUID, type StreamEvent } from './helpers/api';
+import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText, type ChatRequestBody } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
-import { waitFor } from './helpers/wait-for';
+import { afterTools, byUserText, FakeModel, userText, type ChatRequestBody } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * The tool catalogue through the real processes (docs/tools.md): habits, reminders and goals
@@ -132,9 +132,7 @@ afterAll(async () => {
 });
 
 async function autonomousUser(): Promise<Api & { userId: string }> {
-  const user = await api.createUser(system.adminToken);
-  expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
-  return user;
+  return api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
 }
 
 /** The parsed results of a turn's tool calls, in the order they completed. */
@@ -216,7 +214,7 @@ describe('reminders fire', () => {
         return fired !== undefined;
       },
       'the reminder message',
-      setAt + 5_000 - Date.now(),
+      { timeoutMs: setAt + 5_000 - Date.now() },
     );
     expect(new Date(fired?.created_at as string).getTime()).toBeGreaterThanOrEqual(at - 250);
     const row = await db.query('SELECT last_fired_at IS NOT NULL AS fired FROM reminders WHERE user_id = $1', [user.userId]);
@@ -238,13 +236,13 @@ describe('reminders fire', () => {
     await waitFor(
       async () => (await mainSessionMessages(user)).some((m) => m.role === 'assistant' && m.content === 'Kept one'),
       'the kept reminder',
-      at + 5_000 - Date.now(),
+      { timeoutMs: at + 5_000 - Date.now() },
     );
     // Past its time, and its job gone (removed on delete) or done (a no-op): it had every chance to fire.
     await waitFor(
       async () => Date.now() > at + 1_000 && ['unknown', 'completed'].includes(await reminders.getJobState(jobId)),
       'the deleted reminder job to settle',
-      10_000,
+      { timeoutMs: 10_000 },
     );
     const messages = await mainSessionMessages(user);
     expect(messages.filter((m) => m.content === 'Deleted one')).toEqual([]);
@@ -274,7 +272,7 @@ describe('crash safety', () => {
           )
         ).rowCount === 1,
       'the insert to be in flight',
-      10_000,
+      { timeoutMs: 10_000 },
     );
     await system.signal('tool-worker', 'SIGKILL');
     system.spawn('tool-worker');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { splitText } from '@assistant/shared';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import {
   fixture,
   telegramCallbackQuery,
@@ -11,12 +11,12 @@ import {
   whatsappStatus,
   whatsappText,
 } from './helpers/channel-fixtures';
-import { ChannelWebhooks, waitFor as waitUntil } from './helpers/channel-webhooks';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
-import { afterTools, FakeModel, userText } from './helpers/fake-model';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
-import { TestSystem } from './helpers/system';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * Telegram and WhatsApp through the real processes (docs/channels.md), against local fake Bot API
@@ -78,7 +78,6 @@ const postTelegram = (update: unknown, secret?: string | null) => webhooks.postT
 const waText = (from: string, text: string, id?: string) => webhooks.waText(from, text, id);
 const sign = (raw: string, secret?: string) => webhooks.sign(raw, secret);
 const postWhatsApp = (raw: string, signature?: string | null) => webhooks.postWhatsApp(raw, signature);
-const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs?: number) => waitUntil(check, what, system.logs, timeoutMs);
 
 const count = async (sql: string, params: unknown[]) => (await db.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
 const channelMessages = (channel: string, externalId: string) =>
@@ -102,7 +101,7 @@ describe('Telegram', () => {
     const chat = nextId();
     const update = tgText(chat, 'hello');
     expect((await postTelegram(update)).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer');
     expect(texts(telegram.received(chat))).toEqual(['echo: hello']);
     expect(telegram.received(chat)[0]?.token).toBe('123456:test-token');
 
@@ -111,7 +110,7 @@ describe('Telegram', () => {
     expect(await turnsOf('telegram', String(chat))).toHaveLength(1);
     // A later message's answer is the barrier: anything the redelivery caused would be queued before it.
     expect((await postTelegram(tgText(chat, 'again'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the second answer');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the second answer');
     expect(texts(telegram.received(chat))).toEqual(['echo: hello', 'echo: again']);
     expect(telegram.sendAttempts(chat)).toHaveLength(2);
   });
@@ -132,13 +131,13 @@ describe('Telegram', () => {
     const chat = nextId();
     telegram.failSend(chat, 429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
     expect((await postTelegram(tgText(chat, 'slow down'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer after the 429');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer after the 429');
     const [refused, sent] = telegram.sendAttempts(chat);
     expect(refused?.status).toBe(429);
     expect(sent?.body.text).toBe('echo: slow down');
     expect((sent?.at ?? 0) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(950);
     expect((await postTelegram(tgText(chat, 'after'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
     expect(texts(telegram.received(chat))).toEqual(['echo: slow down', 'echo: after']);
   });
 
@@ -147,7 +146,7 @@ describe('Telegram', () => {
     expect((await postTelegram(tgText(chat, 'long answer'))).status).toBe(200);
     const expected = splitText(LONG, 4_000).length;
     expect(expected).toBeGreaterThan(2);
-    await waitFor(() => telegram.received(chat).length === expected, 'every part');
+    await system.waitFor(() => telegram.received(chat).length === expected, 'every part');
     const parts = texts(telegram.received(chat)) as string[];
     for (const part of parts) expect(part.length).toBeLessThan(4_096);
     expect(parts.join(' ')).toBe(LONG);
@@ -156,7 +155,7 @@ describe('Telegram', () => {
   it('asks for approval with buttons in manual mode; pressing approve completes the turn and delivers the result', async () => {
     const chat = nextId();
     expect((await postTelegram(tgText(chat, 'make folder Projects'))).status).toBe(200);
-    const question = await waitFor(() => telegram.received(chat)[0], 'the approval request');
+    const question = await system.waitFor(() => telegram.received(chat)[0], 'the approval request');
     const buttons = question.body.reply_markup.inline_keyboard[0] as { text: string; callback_data: string }[];
     expect(buttons).toHaveLength(2);
     for (const button of buttons) expect(Buffer.byteLength(button.callback_data)).toBeLessThanOrEqual(64);
@@ -175,7 +174,7 @@ describe('Telegram', () => {
     const answered = telegram.calls.find((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${press.update_id}`);
     expect(answered?.body.text).toBe('Approved');
 
-    await waitFor(() => telegram.received(chat).length === 2, 'the result');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the result');
     expect(telegram.received(chat)[1]?.body.text).toBe('Created Projects.');
     expect(await count(`SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1 AND name = 'Projects'`, [userId])).toBe(1);
     expect((await turnsOf('telegram', String(chat)))[0]?.status).toBe('completed');
@@ -187,7 +186,7 @@ describe('Telegram', () => {
     photo.update_id = nextId();
     Object.assign(photo.message, { from: { ...photo.message.from, id: chat }, chat: { ...photo.message.chat, id: chat } });
     expect((await postTelegram(photo)).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the reply');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the reply');
     expect(telegram.received(chat)[0]?.body.text).toContain(UNSUPPORTED);
     expect(await count('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [await identityUserId('telegram', String(chat))])).toBe(0);
   });
@@ -210,7 +209,7 @@ describe('Telegram', () => {
     const quiet = message('just chatting', false);
     expect((await postTelegram(quiet)).status).toBe(200);
     expect((await postTelegram(message('hello group', true))).status).toBe(200);
-    await waitFor(() => telegram.received(group).length === 1, 'the group answer');
+    await system.waitFor(() => telegram.received(group).length === 1, 'the group answer');
     expect(texts(telegram.received(group))).toEqual(['echo: hello group']);
     expect((await turnsOf('telegram', String(member)))[0]?.session_key).toBe(`agent:main:telegram:group:${group}`);
     expect(await channelMessages('telegram', String(quiet.update_id))).toBe(0);
@@ -232,7 +231,7 @@ describe('WhatsApp', () => {
     const waId = `55119${nextId()}`;
     const raw = waText(waId, 'olá');
     expect((await postWhatsApp(raw)).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     const [reply] = graph.received(waId);
     expect(reply?.path).toBe(`/${PHONE_ID}/messages`);
     expect(reply?.authorization).toBe(`Bearer ${WA_TOKEN}`);
@@ -241,7 +240,7 @@ describe('WhatsApp', () => {
     expect((await postWhatsApp(raw)).status).toBe(200);
     expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
     expect((await postWhatsApp(waText(waId, 'de novo'))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 2, 'the barrier reply');
+    await system.waitFor(() => graph.received(waId).length === 2, 'the barrier reply');
     expect(graph.received(waId).map((r) => r.body.text.body)).toEqual(['echo: olá', 'echo: de novo']);
   });
 
@@ -276,14 +275,14 @@ describe('WhatsApp', () => {
   it('asks for approval with reply buttons; a plain "sim" approves', async () => {
     const waId = `55119${nextId()}`;
     expect((await postWhatsApp(waText(waId, 'make folder Casa'))).status).toBe(200);
-    const question = await waitFor(() => graph.received(waId)[0], 'the approval request');
+    const question = await system.waitFor(() => graph.received(waId)[0], 'the approval request');
     expect(question.body.type).toBe('interactive');
     const buttons = question.body.interactive.action.buttons as { reply: { id: string; title: string } }[];
     expect(buttons).toHaveLength(2);
     for (const button of buttons) expect([...button.reply.title].length).toBeLessThanOrEqual(20);
 
     expect((await postWhatsApp(waText(waId, 'Sim'))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 2, 'the result');
+    await system.waitFor(() => graph.received(waId).length === 2, 'the result');
     expect(graph.received(waId)[1]?.body.text.body).toBe('Created Casa.');
     expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
   });
@@ -293,7 +292,7 @@ describe('WhatsApp', () => {
     const payload = JSON.parse(waText(waId, 'x'));
     Object.assign(payload.entry[0].changes[0].value.messages[0], { type: 'image', text: undefined, image: { id: '1548871829348871', mime_type: 'image/jpeg' } });
     expect((await postWhatsApp(JSON.stringify(payload))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toContain(UNSUPPORTED);
     expect(await turnsOf('whatsapp', waId)).toHaveLength(0);
   });
@@ -301,7 +300,7 @@ describe('WhatsApp', () => {
 
 describe('identities', () => {
   it('links Telegram and WhatsApp to one user with /link; both reach the same main session', async () => {
-    const user = await api.createUser(system.adminToken, 'Linked');
+    const user = await api.createUser(system.adminToken, { name: 'Linked' });
     const [first, second] = [await user.post('/v1/link-codes'), await user.post('/v1/link-codes')];
     expect(first.status).toBe(201);
     expect(first.body.code).toMatch(/^[A-Z2-9]{8}$/);
@@ -311,15 +310,15 @@ describe('identities', () => {
 
     expect((await postTelegram(tgText(chat, `/link ${first.body.code}`))).status).toBe(200);
     expect((await postWhatsApp(waText(waId, `/link ${second.body.code.toLowerCase()}`))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'the confirmations');
+    await system.waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'the confirmations');
     expect(telegram.received(chat)[0]?.body.text).toContain('Linked');
     expect(await identityUserId('telegram', String(chat))).toBe(user.userId);
     expect(await identityUserId('whatsapp', waId)).toBe(user.userId);
 
     expect((await postTelegram(tgText(chat, 'from telegram'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
     expect((await postWhatsApp(waText(waId, 'from whatsapp'))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 2, 'the WhatsApp answer');
+    await system.waitFor(() => graph.received(waId).length === 2, 'the WhatsApp answer');
     const turns = [...(await turnsOf('telegram', String(chat))), ...(await turnsOf('whatsapp', waId))];
     expect(new Set(turns.map((turn) => turn.id)).size).toBe(2);
     expect(turns.every((turn) => turn.user_id === user.userId && turn.session_key === 'agent:main:main')).toBe(true);
@@ -335,10 +334,10 @@ describe('identities', () => {
     // A code works once; /new starts a fresh main session.
     const stranger = nextId();
     expect((await postTelegram(tgText(stranger, `/link ${first.body.code}`))).status).toBe(200);
-    await waitFor(() => telegram.received(stranger).length === 1, 'the refusal');
+    await system.waitFor(() => telegram.received(stranger).length === 1, 'the refusal');
     expect(telegram.received(stranger)[0]?.body.text).toContain('not valid');
     expect((await postTelegram(tgText(chat, '/new'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 3, 'the /new confirmation');
+    await system.waitFor(() => telegram.received(chat).length === 3, 'the /new confirmation');
     // /new starts a fresh, empty main session.
     expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
   });
@@ -352,31 +351,30 @@ describe('identities', () => {
     const chat = nextId();
     for (const waId of [brazil, portugal]) expect((await postWhatsApp(waText(waId, 'oi'))).status).toBe(200);
     expect((await postTelegram(tgText(chat, 'hi'))).status).toBe(200);
-    await waitFor(() => graph.received(brazil).length === 1 && graph.received(portugal).length === 1 && telegram.received(chat).length === 1, 'the answers');
+    await system.waitFor(() => graph.received(brazil).length === 1 && graph.received(portugal).length === 1 && telegram.received(chat).length === 1, 'the answers');
     expect(await zoneOf('whatsapp', brazil)).toBe('America/Sao_Paulo');
     expect(await zoneOf('whatsapp', portugal)).toBe('Europe/Lisbon');
     expect(await zoneOf('telegram', String(chat))).toBe('UTC');
   });
 
   it('gives each channel peer its own direct session with dm_scope per-channel', async () => {
-    const user = await api.createUser(system.adminToken, 'Per channel');
-    expect((await user.patch('/v1/preferences', { settings: { dm_scope: 'per-channel' } })).status).toBe(200);
+    const user = await api.createUser(system.adminToken, { name: 'Per channel', preferences: { settings: { dm_scope: 'per-channel' } } });
     const chat = nextId();
     const { body: link } = await user.post('/v1/link-codes');
     expect((await postTelegram(tgText(chat, `/link ${link.code}`))).status).toBe(200);
     expect((await postTelegram(tgText(chat, 'just me'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the answer');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the answer');
     expect((await turnsOf('telegram', String(chat))).map((turn) => turn.session_key)).toEqual([`agent:main:telegram:direct:${chat}`]);
   });
 
   it('delivers a notify job to the identity used last, once even when the job is queued again', async () => {
-    const user = await api.createUser(system.adminToken, 'Notified');
+    const user = await api.createUser(system.adminToken, { name: 'Notified' });
     const chat = nextId();
     const waId = `55119${nextId()}`;
     expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
     expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
 
     const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
     const queue = new Queue('deliveries', { connection, prefix: system.prefix });
@@ -397,7 +395,7 @@ describe('identities', () => {
       expect(graph.received(waId)).toHaveLength(2);
 
       expect((await postTelegram(tgText(chat, 'I am on Telegram now'))).status).toBe(200);
-      await waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+      await system.waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
       await notify(`notify.${randomUUID()}`, 'Stretch');
       expect(telegram.received(chat).at(-1)?.body.text).toBe('Stretch');
     } finally {
@@ -413,7 +411,7 @@ describe('hostile input on webhooks', () => {
   it('answers a Telegram message with NUL and control characters, cleaned, never refused', async () => {
     const chat = nextId();
     expect((await postTelegram(tgText(chat, 'he\u0000llo\u0007 wor\u001bld\nbye'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer');
     expect(texts(telegram.received(chat))).toEqual(['echo: hello world\nbye']);
   });
 
@@ -430,7 +428,7 @@ describe('hostile input on webhooks', () => {
   it('answers a WhatsApp message with a NUL, cleaned; refuses absurd nesting with 400', async () => {
     const waId = `55119${nextId()}`;
     expect((await postWhatsApp(waText(waId, 'o\u0000lá'))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá');
 
     const raw = waText(waId, 'deep').replace(/^\{/, `{"extra":${deep(5_000)},`);

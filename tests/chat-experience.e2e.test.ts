@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { fixture, telegramPhoto, telegramPrivateText, whatsappText } from './helpers/channel-fixtures';
-import { ChannelWebhooks, waitFor as waitUntil } from './helpers/channel-webhooks';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
-import { FakeModel, userImages, userText } from './helpers/fake-model';
+import { FakeModel, userImages, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
-import { TestSystem } from './helpers/system';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * A chat that feels alive (docs/channels.md): typing indicators, Markdown as Telegram HTML and
@@ -24,7 +24,6 @@ const TG_TOKEN = '424242:chat-token';
 const WA_APP_SECRET = 'wa-app-secret-chat';
 const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
-const waitFor = <T>(check: () => T | Promise<T>, what: string) => waitUntil(check, what, system.logs);
 
 const MARKDOWN = '**Price** < 5 & > 2\n\n```js\nif (a < b && c > d) run();\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) and `x<y>`.';
 const MARKDOWN_HTML =
@@ -110,7 +109,7 @@ describe('typing indicators', () => {
   it('Telegram shows typing while a slow model call runs, and never after the answer', async () => {
     const chat = webhooks.nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'slow one'))).status).toBe(200);
-    const answer = await waitFor(() => telegram.received(chat)[0], 'the answer');
+    const answer = await system.waitFor(() => telegram.received(chat)[0], 'the answer');
     expect(answer.body.text).toBe('done: slow one');
     const typing = telegram.callsTo('sendChatAction', chat);
     // Every 300 ms during a 2 s model call: several, all before the answer.
@@ -120,7 +119,7 @@ describe('typing indicators', () => {
     // Another chat's slow turn spans many beats of the ticker: the first chat gets none of them.
     const other = webhooks.nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(other, 'slow two'))).status).toBe(200);
-    await waitFor(() => telegram.received(other).length === 1, 'the other answer');
+    await system.waitFor(() => telegram.received(other).length === 1, 'the other answer');
     expect(telegram.callsTo('sendChatAction', other).length).toBeGreaterThanOrEqual(3);
     expect(telegram.callsTo('sendChatAction', chat)).toHaveLength(typing.length);
   });
@@ -129,7 +128,7 @@ describe('typing indicators', () => {
     const waId = `55119${webhooks.nextId()}`;
     const id = `wamid.${randomUUID()}`;
     expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'slow zap', id))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     const receipts = graph.readReceipts().filter((request) => request.body.message_id === id);
     expect(receipts).toHaveLength(1);
     expect(receipts[0]?.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: id, typing_indicator: { type: 'text' } });
@@ -142,7 +141,7 @@ describe('formatting', () => {
   it('sends a Markdown answer with <, >, &, code and a link as valid Telegram HTML', async () => {
     const chat = webhooks.nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'markdown please'))).status).toBe(200);
-    const sent = await waitFor(() => telegram.received(chat)[0], 'the answer');
+    const sent = await system.waitFor(() => telegram.received(chat)[0], 'the answer');
     expect(sent.body.parse_mode).toBe('HTML');
     expect(sent.body.text).toBe(MARKDOWN_HTML);
   });
@@ -152,21 +151,21 @@ describe('formatting', () => {
     const refusal = { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"b\" at byte offset 0" };
     telegram.failSend(chat, 400, refusal);
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'markdown please'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the plain resend');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the plain resend');
     const [refused, plain] = telegram.sendAttempts(chat);
     expect(refused).toMatchObject({ status: 400, body: { parse_mode: 'HTML', text: MARKDOWN_HTML } });
     expect(plain?.body.parse_mode).toBeUndefined();
     expect(plain?.body.text).toBe('Price < 5 & > 2\n\nif (a < b && c > d) run();\n\nSee the docs (https://example.com/a?b=1&c=2) and x<y>.');
     // A later answer is the barrier: the part was not sent a third time.
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'after'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
     expect(telegram.sendAttempts(chat)).toHaveLength(3);
   });
 
   it('sends WhatsApp its own markup', async () => {
     const waId = `55119${webhooks.nextId()}`;
     expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'markdown please'))).status).toBe(200);
-    const reply = await waitFor(() => graph.received(waId)[0], 'the reply');
+    const reply = await system.waitFor(() => graph.received(waId)[0], 'the reply');
     expect(reply.body.text.body).toBe(
       '*Price* < 5 & > 2\n\n```\nif (a < b && c > d) run();\n```\n\nSee the docs (https://example.com/a?b=1&c=2) and `x<y>`.',
     );
@@ -177,7 +176,7 @@ describe('formatting', () => {
     const chat = webhooks.nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'nine thousand'))).status).toBe(200);
     // Parts go out in order: the closing paragraph arrives last.
-    await waitFor(() => telegram.received(chat).some((call) => String(call.body.text).endsWith(PARAGRAPHS[11] ?? '')), 'the last part');
+    await system.waitFor(() => telegram.received(chat).some((call) => String(call.body.text).endsWith(PARAGRAPHS[11] ?? '')), 'the last part');
     const parts = telegram.received(chat).map((call) => String(call.body.text));
     for (const part of parts) expect(part.length).toBeLessThan(4_096);
     const codeHtml = `<pre><code>${CODE}</code></pre>`;
@@ -191,7 +190,7 @@ describe('voice notes', () => {
     const chat = webhooks.nextId();
     telegram.addFile('voice-tg-1', 'voice/file_1.oga', 'hello from my voice');
     expect((await webhooks.postTelegram(tgVoice(chat, 'voice-tg-1'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer');
     expect(telegram.received(chat)[0]?.body.text).toBe('echo: hello from my voice');
     const download = telegram.calls.find((call) => call.method === 'download' && call.body.path === 'voice/file_1.oga');
     expect(download?.token).toBe(TG_TOKEN);
@@ -206,7 +205,7 @@ describe('voice notes', () => {
     const waId = `55119${webhooks.nextId()}`;
     graph.addMedia('media-audio-1', 'audio/ogg', 'olá pela voz');
     expect((await webhooks.postWhatsApp(waMedia(waId, 'audio', { id: 'media-audio-1', mime_type: 'audio/ogg; codecs=opus', voice: true }))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá pela voz');
     const fetched = graph.requests.filter((request) => request.path.includes('media-audio-1'));
     expect(fetched.map((request) => [request.status, request.authorization])).toEqual([
@@ -226,13 +225,13 @@ describe('voice notes', () => {
     };
     telegram.addFile('voice-flaky', 'voice/flaky.oga', 'flaky audio');
     expect((await webhooks.postTelegram(tgVoice(chat, 'voice-flaky'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer after retries');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer after retries');
     expect(telegram.received(chat)[0]?.body.text).toBe('echo: flaky audio');
     expect(model.transcriptions.filter((request) => request.audio === 'flaky audio')).toHaveLength(3);
 
     telegram.addFile('voice-broken', 'voice/broken.oga', 'broken audio');
     expect((await webhooks.postTelegram(tgVoice(chat, 'voice-broken'))).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 2, 'the apology');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the apology');
     expect(telegram.received(chat)[1]?.body.text).toContain('could not make out that voice note');
   });
 });
@@ -251,7 +250,7 @@ describe('photos with VISION=true', () => {
     const chosen = update.message.photo[1]?.file_id as string;
     telegram.addFile(chosen, 'photos/file_9.jpg', 'JPEG-BYTES');
     expect((await webhooks.postTelegram(update)).status).toBe(200);
-    await waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer');
     expect(telegram.received(chat)[0]?.body.text).toBe('echo: [photo] olha isso');
     const request = model.requests.find((r) => userText(r.body) === '[photo] olha isso');
     expect(request && userImages(request.body)).toEqual([`data:image/jpeg;base64,${Buffer.from('JPEG-BYTES').toString('base64')}`]);
@@ -262,7 +261,7 @@ describe('photos with VISION=true', () => {
     const waId = `55119${webhooks.nextId()}`;
     graph.addMedia('media-image-1', 'image/png', 'PNG-BYTES');
     expect((await webhooks.postWhatsApp(waMedia(waId, 'image', { id: 'media-image-1', mime_type: 'image/png', caption: 'recibo' }))).status).toBe(200);
-    await waitFor(() => graph.received(waId).length === 1, 'the reply');
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toBe('echo: [photo] recibo');
     const request = model.requests.find((r) => userText(r.body) === '[photo] recibo');
     expect(request && userImages(request.body)).toEqual([`data:image/png;base64,${Buffer.from('PNG-BYTES').toString('base64')}`]);
@@ -286,7 +285,7 @@ describe('voice with the offline planner', () => {
     const chat = offlineHooks.nextId() + 900_000;
     const before = model.transcriptions.length;
     expect((await offlineHooks.postTelegram(tgVoice(chat, 'voice-offline'))).status).toBe(200);
-    await waitUntil(() => telegram.received(chat).length === 1, 'the explanation', offline.logs);
+    await offline.waitFor(() => telegram.received(chat).length === 1, 'the explanation');
     expect(telegram.received(chat)[0]?.body.text).toContain('Voice notes need a model endpoint');
     expect(model.transcriptions.length).toBe(before);
   });

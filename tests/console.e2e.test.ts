@@ -1,12 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
-import { ensureChromium } from './setup/ensure-chromium';
+import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * The web console at `/` (issue 8), in Debian's Chromium against the real processes and the
@@ -14,6 +13,8 @@ import { ensureChromium } from './setup/ensure-chromium';
  * the way a browser does (fetch streaming with the Authorization header, Last-Event-ID).
  */
 const ARTIFACTS = path.resolve(__dirname, 'artifacts');
+/** Debian's Chromium, installed by scripts/ensure-chromium.sh. */
+const CHROMIUM = '/usr/bin/chromium';
 const ANSWER = 'Done: I made the folder and looked inside Inbox.';
 const RESTART_ANSWER = 'This answer outlived the gateway that started the turn.';
 
@@ -31,7 +32,7 @@ let releaseHanging: () => void = () => undefined;
 const hanging = new Promise<void>((resolve) => (releaseHanging = resolve));
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test runs it first)`);
   mkdirSync(ARTIFACTS, { recursive: true });
   db = testDb();
   await model.start();
@@ -54,11 +55,11 @@ beforeAll(async () => {
     },
   });
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
-  user = await new Api(system.url).createUser(system.adminToken, 'Console Tester');
+  user = await new Api(system.url).createUser(system.adminToken, { name: 'Console Tester' });
   await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
 
   browser = await chromium.launch({
-    executablePath,
+    executablePath: CHROMIUM,
     args: [
       '--headless',
       '--no-sandbox',
@@ -262,7 +263,7 @@ it('shows usage, creates a key to copy once, revokes it, keeps the last key, and
 });
 
 it('deletes an account only after a confirmation, and signs out', async () => {
-  const leaving = await new Api(system.url).createUser(system.adminToken, 'Leaving Tester');
+  const leaving = await new Api(system.url).createUser(system.adminToken, { name: 'Leaving Tester' });
   const other = await browser.newPage();
   await other.goto(system.url);
   await other.getByLabel('API key').fill(leaving.apiKey as string);

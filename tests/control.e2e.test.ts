@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { Api, type StreamEvent } from './helpers/api';
+import { Api, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * The user stays in control (docs/agent.md): approvals, limits, autonomous failures, crash
@@ -66,9 +67,8 @@ afterAll(async () => {
 });
 
 async function userWithInbox(preferences: Record<string, unknown> = {}) {
-  const user = await api.createUser(system.adminToken);
+  const user = await api.createUser(system.adminToken, { preferences });
   await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Inbox', 'inbox')`, [user.userId]);
-  if (Object.keys(preferences).length > 0) expect((await user.patch('/v1/preferences', preferences)).status).toBe(200);
   return user;
 }
 
@@ -85,7 +85,7 @@ describe('manual mode', () => {
     const request = waiting[2] as StreamEvent;
     expect(request.data).toMatchObject({ task_id: 'task_1', tool_name: 'create_folder', arguments: { name: 'Projects' } });
     expect(waiting[4]?.data).toMatchObject({ task_id: 'task_2', tool_name: 'get_folder_contents' });
-    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval', 'awaiting approval');
     expect(await folderCount(user.userId, 'Projects')).toBe(0);
 
     const pending = await user.get('/v1/approvals?status=pending');
@@ -105,7 +105,7 @@ describe('manual mode', () => {
     const { turn_id: turnId } = await user.send('manual: Rejected');
     const waiting = await user.events(turnId, { until: (event) => event.event === 'tool_approval_request' });
     const approvalId = waiting.at(-1)?.data.approval_id;
-    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval', 'awaiting approval');
     expect((await user.post(`/v1/approvals/${approvalId}`, { decision: 'reject' })).status).toBe(200);
     const events = await user.events(turnId);
     expect(types(events)).toEqual(expect.arrayContaining(['tool_rejected']));
@@ -120,7 +120,7 @@ describe('manual mode', () => {
     const user = await userWithInbox();
     const { turn_id: turnId } = await user.send('manual: Survivor');
     await user.events(turnId, { until: (event) => event.event === 'tool_approval_request' });
-    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval');
+    await waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval', 'awaiting approval');
 
     await system.restart();
 
@@ -301,11 +301,3 @@ describe('per-session order', () => {
     expect(overlapping).toBe(true);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

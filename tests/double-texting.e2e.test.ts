@@ -1,12 +1,12 @@
 import type pg from 'pg';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, FakeModel, userText } from './helpers/fake-model';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
-import { TestSystem } from './helpers/system';
+import { TestSystem } from '../scripts/lib/system';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
-import { waitFor } from './helpers/wait-for';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * A message for a busy session follows `if_busy` (docs/agent.md#busy-sessions): queue, merge, reject, interrupt;
@@ -69,7 +69,7 @@ const post = (user: Api, text: string, ifBusy?: string, sessionKey?: string) =>
 
 describe('if_busy on POST /v1/messages', () => {
   it('reject answers 409 session_busy while a turn runs; queue, the default, waits its turn', async () => {
-    const user = await api.createUser(system.adminToken, 'Rita');
+    const user = await api.createUser(system.adminToken, { name: 'Rita' });
     const first = await user.send('hold reject');
     await waitFor(() => held.isHeld('hold reject'), 'the first model call');
 
@@ -91,7 +91,7 @@ describe('if_busy on POST /v1/messages', () => {
   });
 
   it('merge joins the queued turn, answers its id, and that turn reads every merged message', async () => {
-    const user = await api.createUser(system.adminToken, 'Mario');
+    const user = await api.createUser(system.adminToken, { name: 'Mario' });
     const running = await user.send('hold merge');
     await waitFor(() => held.isHeld('hold merge'), 'the first model call');
 
@@ -118,7 +118,7 @@ describe('if_busy on POST /v1/messages', () => {
   });
 
   it('loses no message merged while turns start: each text is read by exactly one turn', async () => {
-    const user = await api.createUser(system.adminToken, 'Racer');
+    const user = await api.createUser(system.adminToken, { name: 'Racer' });
     const session = 'agent:main:api:direct:race';
     const texts = Array.from({ length: 12 }, (_, i) => `burst ${i}`);
     const answers = await Promise.all(texts.map((text) => post(user, text, 'merge', session)));
@@ -133,7 +133,7 @@ describe('if_busy on POST /v1/messages', () => {
   });
 
   it('interrupt cancels the turn waiting for the model and starts the new one at once', async () => {
-    const user = await api.createUser(system.adminToken, 'Ines');
+    const user = await api.createUser(system.adminToken, { name: 'Ines' });
     const old = await user.send('hold interrupt');
     await waitFor(() => held.isHeld('hold interrupt'), 'the first model call');
 
@@ -149,8 +149,7 @@ describe('if_busy on POST /v1/messages', () => {
   });
 
   it('interrupt lets a started tool finish and skips the pending ones', async () => {
-    const user = await api.createUser(system.adminToken, 'Iris');
-    expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+    const user = await api.createUser(system.adminToken, { name: 'Iris', preferences: { autonomous_mode: true } });
     const old = await user.send('two sluggish folders');
     await user.events(old.turn_id, { until: (e) => e.event === 'tool_start' });
 
@@ -195,7 +194,7 @@ describe('chats merge by default', () => {
   });
 
   it('merges a chat message only into a turn that answers the same chat', async () => {
-    const user = await api.createUser(system.adminToken, 'Two Ways');
+    const user = await api.createUser(system.adminToken, { name: 'Two Ways' });
     const chat = newChat();
     await send(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`);
     await waitFor(() => telegram.received(chat).length === 1, 'the link confirmation');

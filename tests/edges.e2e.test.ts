@@ -1,8 +1,7 @@
-import { Api } from './helpers/api';
-import { afterTools, FakeModel, userText } from './helpers/fake-model';
+import { Api } from '../scripts/lib/api';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { testDb } from './helpers/db';
-import { TestSystem } from './helpers/system';
-import { waitFor } from './helpers/channel-webhooks';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * The edges of the API against careless and hostile clients (docs/api.md#errors, docs/events.md): input the system
@@ -33,7 +32,7 @@ const deep = (depth: number): unknown => JSON.parse(nested(depth));
 
 describe('input the system will not store', () => {
   it('answers 400 with the error body to a NUL (or a lone surrogate) in any text field, key, path or query', async () => {
-    const user = await api.createUser(system.adminToken, 'Nul');
+    const user = await api.createUser(system.adminToken, { name: 'Nul' });
     const attempts: [string, string, unknown][] = [
       ['POST', '/v1/messages', { text: 'hi\u0000there' }],
       ['PATCH', '/v1/me', { assistant_name: 'Bo\u0000b' }],
@@ -56,7 +55,7 @@ describe('input the system will not store', () => {
   });
 
   it('answers 400 to JSON nested deeper than 64 levels on every route, and accepts 64', async () => {
-    const user = await api.createUser(system.adminToken, 'Deep');
+    const user = await api.createUser(system.adminToken, { name: 'Deep' });
     for (const [method, path] of [
       ['POST', '/v1/messages'],
       ['PATCH', '/v1/preferences'],
@@ -88,8 +87,8 @@ describe('open event streams', () => {
   }
 
   it('holds at most 20 per user (429 with Retry-After past it); a closed stream frees its slot', async () => {
-    const user = await api.createUser(system.adminToken, 'Streamer');
-    const other = await api.createUser(system.adminToken, 'Other');
+    const user = await api.createUser(system.adminToken, { name: 'Streamer' });
+    const other = await api.createUser(system.adminToken, { name: 'Other' });
     const { turn_id } = await user.send('Waiting folder');
     const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(user, turn_id)));
     expect(streams.map((s) => s.res.status)).toEqual(Array(20).fill(200));
@@ -105,18 +104,18 @@ describe('open event streams', () => {
     own.close();
 
     streams.pop()?.close();
-    const freed = await waitFor(async () => {
+    const freed = await system.waitFor(async () => {
       const next = await openStream(user, turn_id);
       if (next.res.status === 200) return next;
       await next.res.body?.cancel();
       return undefined;
-    }, 'a freed slot', system.logs);
+    }, 'a freed slot');
     freed.close();
     for (const stream of streams) stream.close();
   });
 
   it("frees a dead gateway's slots once their lease lapses", async () => {
-    const user = await api.createUser(system.adminToken, 'Orphan');
+    const user = await api.createUser(system.adminToken, { name: 'Orphan' });
     const { turn_id } = await user.send('Orphan folder');
     const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(user, turn_id)));
     expect(streams.every((s) => s.res.status === 200)).toBe(true);
@@ -124,19 +123,19 @@ describe('open event streams', () => {
     for (const stream of streams) stream.close();
     system.spawn('gateway');
     await system.waitReady();
-    const next = await waitFor(async () => {
+    const next = await system.waitFor(async () => {
       const attempt = await openStream(user, turn_id);
       if (attempt.res.status === 200) return attempt;
       await attempt.res.body?.cancel();
       return undefined;
-    }, 'the lapsed slots', system.logs, 40_000);
+    }, 'the lapsed slots', { timeoutMs: 40_000 });
     next.close();
   }, 60_000);
 });
 
 describe('limits on what a user creates', () => {
   it('rate-limits link codes and gotchas with 429 and Retry-After', async () => {
-    const user = await api.createUser(system.adminToken, 'Limited');
+    const user = await api.createUser(system.adminToken, { name: 'Limited' });
     for (const [path, body, allowed] of [
       ['/v1/link-codes', {}, 10],
       ['/v1/gotchas', { description: 'A pitfall' }, 30],
@@ -150,7 +149,7 @@ describe('limits on what a user creates', () => {
   });
 
   it('accepts only default models within MODEL_ALLOWLIST; a refused PATCH changes nothing', async () => {
-    const user = await api.createUser(system.adminToken, 'Chooser');
+    const user = await api.createUser(system.adminToken, { name: 'Chooser' });
     expect((await user.patch('/v1/preferences', { default_model: 'gpt-4o' })).body.default_model).toBe('gpt-4o');
     const refused = await user.patch('/v1/preferences', { default_model: 'o1-pro', max_iterations: 3 });
     expect(refused.status).toBe(400);
@@ -160,8 +159,7 @@ describe('limits on what a user creates', () => {
   });
 
   it('calls the default model for a user whose model was chosen before MODEL_ALLOWLIST left it out', async () => {
-    const user = await api.createUser(system.adminToken, 'Early chooser');
-    await user.patch('/v1/preferences', { autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { name: 'Early chooser', preferences: { autonomous_mode: true } });
     const db = testDb();
     try {
       await db.query(`UPDATE user_preferences SET default_model = 'o1-pro' WHERE user_id = $1`, [user.userId]);
@@ -189,7 +187,7 @@ describe('limits on what a user creates', () => {
 
 describe('approvals', () => {
   it('lists each approval with approval_id, the name its events use, and id', async () => {
-    const user = await api.createUser(system.adminToken, 'Approver');
+    const user = await api.createUser(system.adminToken, { name: 'Approver' });
     const { turn_id } = await user.send('Approved folder');
     const events = await user.events(turn_id, { until: (event) => event.event === 'tool_approval_request' });
     const approvalId = events.at(-1)?.data.approval_id;

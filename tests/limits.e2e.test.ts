@@ -1,15 +1,15 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { FakeModel, userText } from './helpers/fake-model';
+import { FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
-import { TestSystem } from './helpers/system';
+import { TestSystem } from '../scripts/lib/system';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { telegramGroupText } from './helpers/telegram-updates';
-import { waitFor } from './helpers/wait-for';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * Limits that keep one user from starving the rest (docs/agent.md#limits), and documents kept out
@@ -91,7 +91,7 @@ describe('the message rate', () => {
     expect(turns.rowCount).toBe(1);
     expect(turns.rows[0]?.start_after).not.toBeNull();
 
-    await waitFor(() => telegram.received(chat).length === 2, 'the answer after the window', 15_000);
+    await waitFor(() => telegram.received(chat).length === 2, 'the answer after the window', { timeoutMs: 15_000 });
     expect(telegram.received(chat)[1]?.body.text).toBe('echo: over one | over two | over three');
     const started = await db.query<{ early: boolean }>('SELECT started_at < start_after AS early FROM turns WHERE id = $1', [
       turns.rows[0]?.id,
@@ -100,7 +100,7 @@ describe('the message rate', () => {
   });
 
   it('counts chat and HTTP messages of one user together', async () => {
-    const user = await api.createUser(system.adminToken, 'Linked');
+    const user = await api.createUser(system.adminToken, { name: 'Linked' });
     const chat = newChat();
     await sendTelegram(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`);
     await waitFor(async () => (await identityUser(chat)) === user.userId, 'the link');
@@ -115,7 +115,7 @@ describe('the message rate', () => {
 
 describe('MAX_ACTIVE_TURNS_PER_USER', () => {
   it("runs at most that many of a user's turns at once; the next starts when one ends", async () => {
-    const user = await api.createUser(system.adminToken, 'Busy Bee');
+    const user = await api.createUser(system.adminToken, { name: 'Busy Bee' });
     const sessions = ['agent:main:api:direct:one', 'agent:main:api:direct:two', 'agent:main:api:direct:three'];
     const turns: string[] = [];
     for (const [i, session] of sessions.entries()) turns.push((await user.send(`hold slot ${i}`, session)).turn_id);
@@ -135,7 +135,7 @@ describe('MAX_ACTIVE_TURNS_PER_USER', () => {
 
 describe('a turn waiting for an approval', () => {
   it("holds no slot: parking it starts the user's next waiting turn", async () => {
-    const user = await api.createUser(system.adminToken, 'Manual Mo');
+    const user = await api.createUser(system.adminToken, { name: 'Manual Mo' });
     const first = (await user.send('hold park 0', 'agent:main:api:direct:p0')).turn_id;
     await user.send('hold park 1', 'agent:main:api:direct:p1');
     await waitFor(() => held.isHeld('hold park 0') && held.isHeld('hold park 1'), 'two model calls');

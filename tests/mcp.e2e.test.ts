@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once as onceEvent } from 'node:events';
 import path from 'node:path';
 import { McpCatalog, Redis } from '@assistant/shared';
-import { Api, UUID, type StreamEvent } from './helpers/api';
-import { afterTools, byUserText, FakeModel, lastMessage, userText } from './helpers/fake-model';
+import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
+import { afterTools, byUserText, FakeModel, lastMessage, userText } from '../scripts/lib/fake-model';
 import { NotesMcpServer } from './helpers/notes-mcp-server';
-import { freePort, TestSystem } from './helpers/system';
-import { waitFor } from './helpers/wait-for';
+import { freePort, TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * Tools from MCP servers (docs/tools.md#mcp-tools), through the real processes: server-everything from npm
@@ -101,15 +101,9 @@ const types = (events: StreamEvent[]) => events.map((event) => event.event).filt
 const visible = (events: StreamEvent[]) => JSON.stringify(events.map(({ data: { turn_id: _turnId, ...fields } }) => fields));
 const find = (events: StreamEvent[], type: string) => events.find((event) => event.event === type)?.data;
 
-async function newUser(preferences: Record<string, unknown> = {}) {
-  const user = await api.createUser(system.adminToken);
-  if (Object.keys(preferences).length > 0) expect((await user.patch('/v1/preferences', preferences)).status).toBe(200);
-  return user;
-}
-
 describe('listing', () => {
   it('shows built-in and MCP tools with their schema, whether they change data and their source', async () => {
-    const user = await newUser();
+    const user = await api.createUser(system.adminToken);
     const tools = (await user.get('/v1/tools')).body as { name: string; description: string; parameters: any; mutates: boolean; source: string }[];
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect(byName.get('create_folder')).toMatchObject({ source: 'builtin', mutates: true });
@@ -129,7 +123,7 @@ describe('listing', () => {
   });
 
   it('offers the model the same tools, and lists a tool the server adds while running (list_changed)', async () => {
-    const user = await newUser();
+    const user = await api.createUser(system.adminToken);
     const { events } = await user.converse('sum: please');
     expect(events.at(-1)?.data.status).toBe('completed');
     const request = model.requests.find((r) => userText(r.body) === 'sum: please');
@@ -147,7 +141,7 @@ describe('listing', () => {
 
 describe('calls', () => {
   it('runs a read-only tool over stdio in autonomous mode, as a task with its events', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { events } = await user.converse('sum: 2 and 3');
     expect(types(events)).toEqual(['turn_started', 'task_update', 'tool_start', 'tool_complete', 'task_update', 'message', 'done']);
     expect(find(events, 'tool_start')).toMatchObject({ tool_name: 'everything__get-sum', arguments: { a: 2, b: 3 } });
@@ -156,7 +150,7 @@ describe('calls', () => {
   });
 
   it('runs a tool over Streamable HTTP in autonomous mode, a UUID in its result shown as a ref', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { events } = await user.converse('toggle: updates');
     const result = String(find(events, 'tool_complete')?.result);
     expect(result).toMatch(/simulated resource updated notifications for session remote_\d+/);
@@ -165,7 +159,7 @@ describe('calls', () => {
   });
 
   it('in manual mode runs the read-only tool at once and asks approval for the other', async () => {
-    const user = await newUser();
+    const user = await api.createUser(system.adminToken);
     const { turn_id: turnId } = await user.send('manual: both');
     const waiting = await user.events(turnId, {
       until: (event) => event.event === 'task_update' && event.data.task_id === 'task_1' && event.data.status === 'completed',
@@ -181,7 +175,7 @@ describe('calls', () => {
   });
 
   it('refuses arguments that do not match the JSON Schema before calling, and the model is told', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { events } = await user.converse('bad args: sum');
     const result = JSON.parse(String(find(events, 'tool_complete')?.result));
     expect(result).toMatchObject({ success: false });
@@ -192,7 +186,7 @@ describe('calls', () => {
 
 describe('timeouts and retries', () => {
   it('times out an idempotent server-everything tool after TOOL_TIMEOUT_MS and retries it once', async () => {
-    const user = await newUser();
+    const user = await api.createUser(system.adminToken);
     const { events } = await user.converse('long: operation');
     expect(types(events).filter((type) => type.startsWith('tool_'))).toEqual([
       'tool_start',
@@ -206,7 +200,7 @@ describe('timeouts and retries', () => {
   });
 
   it('cancels a timed-out call on the server and does not retry a tool without idempotentHint', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { turn_id: turnId } = await user.send('slow: write');
     const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
     expect(types(asked).filter((type) => type.startsWith('tool_'))).toEqual(['tool_start', 'tool_timeout', 'tool_failed']);
@@ -219,7 +213,7 @@ describe('timeouts and retries', () => {
 
 describe('a server that cannot start', () => {
   it('blocks nothing else, and a call to it fails with a clear result', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { turn_id: turnId } = await user.send('broken: try it');
     const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
     expect(String(find(asked, 'tool_failed')?.error)).toContain('The MCP server "broken" is not available right now');
@@ -230,7 +224,7 @@ describe('a server that cannot start', () => {
 
 describe('IDs', () => {
   it('shows the model refs for the UUIDs of an MCP result and translates them back in arguments', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const before = model.requests.length;
     const { events } = await user.converse('note: groceries');
     expect(events.at(-1)?.data.status).toBe('completed');
@@ -251,7 +245,7 @@ describe('IDs', () => {
 
 describe('crash safety', () => {
   it('fails a non-idempotent call cut by kill -9 of the tool worker as "outcome unknown", never calls it twice, and completes the turn', async () => {
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
     const { turn_id: turnId } = await user.send('crash: write');
     await notes.waitForCalls('slow_write', notes.calls.filter((c) => c.tool === 'slow_write').length + 1);
     await system.signal('tool-worker', 'SIGKILL');
@@ -272,7 +266,7 @@ describe('a server that goes away', () => {
   it('fails its tools clearly, retries only the idempotent one, and reconnects when the server is back', async () => {
     remote.kill('SIGTERM');
     await onceEvent(remote, 'exit');
-    const user = await newUser({ autonomous_mode: true });
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
 
     const { turn_id: toggleTurn } = await user.send('toggle: while it is gone');
     const asked = await user.events(toggleTurn, { until: (event) => event.event === 'ask_user_continue' });
@@ -291,7 +285,7 @@ describe('a server that goes away', () => {
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     try {
       const catalog = new McpCatalog(redis, system.prefix, ['remote']);
-      await waitFor(async () => (await catalog.states())[0]?.status === 'up', 'remote reconnected', 45_000);
+      await waitFor(async () => (await catalog.states())[0]?.status === 'up', 'remote reconnected', { timeoutMs: 45_000 });
     } finally {
       redis.disconnect();
     }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { DEFAULT_PROFILE, nameKey } from '@assistant/shared';
-import { Api, UUID } from './helpers/api';
+import { Api, UUID } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, FakeModel, userText, type ChatRequestBody, type FakeReply } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { afterTools, FakeModel, userText, type ChatRequestBody, type FakeReply } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * Issue 6 end to end (docs/memory.md): what the model is shown, read from the requests the fake
@@ -71,16 +72,6 @@ function section(prompt: string, heading: string): string {
   return prompt.slice(start + heading.length + 4, next < 0 ? undefined : next);
 }
 
-async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function say(user: Api, text: string, sessionKey?: string): Promise<void> {
   const { events } = await user.converse(text, sessionKey);
   expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
@@ -88,7 +79,7 @@ async function say(user: Api, text: string, sessionKey?: string): Promise<void> 
 
 describe('injection rules (docs/memory.md#profile)', () => {
   it('shows Personality, User Profile and Long-term Memory in the main session, neither USER nor MEMORY in a group', async () => {
-    const user = await api.createUser(system.adminToken, 'Ana');
+    const user = await api.createUser(system.adminToken, { name: 'Ana' });
     expect((await user.request('PUT', '/v1/profile/user', { content: 'Ana lives in Lisbon and has two cats.' })).status).toBe(200);
     expect((await user.request('PUT', '/v1/profile/memory', { content: 'Ana prefers green tea.' })).status).toBe(200);
 
@@ -112,7 +103,7 @@ describe('injection rules (docs/memory.md#profile)', () => {
 
 describe('session digest', () => {
   it('digests an idle session into MEMORY under a dated heading, and the next message shows it', async () => {
-    const user = await api.createUser(system.adminToken, 'Bia');
+    const user = await api.createUser(system.adminToken, { name: 'Bia' });
     await say(user, 'I am planting tomatoes');
     await say(user, 'and basil too');
     await say(user, 'on Saturday morning');
@@ -121,7 +112,7 @@ describe('session digest', () => {
     const memory = await waitFor(async () => {
       const profile = (await user.get('/v1/profile')).body as { memory: string };
       return profile.memory.includes(DIGEST_SUMMARY) && profile.memory;
-    }, 10_000);
+    }, 'the digest in MEMORY', { timeoutMs: 10_000 });
     expect(Date.now() - silence).toBeLessThan(10_000);
     expect(memory).toMatch(
       new RegExp(`### Session digest \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC \\(agent:main:main\\)\\n${DIGEST_SUMMARY}`),
@@ -138,7 +129,7 @@ describe('session digest', () => {
   });
 
   it('digests at once on reset, then starts a fresh session under the same key', async () => {
-    const user = await api.createUser(system.adminToken, 'Caio');
+    const user = await api.createUser(system.adminToken, { name: 'Caio' });
     const key = 'agent:main:api:direct:reset-test';
     await say(user, 'my sister Rita visits in June', key);
     const reset = await user.post(`/v1/sessions/${key}/reset`);
@@ -146,7 +137,7 @@ describe('session digest', () => {
     const memory = await waitFor(async () => {
       const profile = (await user.get('/v1/profile')).body as { memory: string };
       return profile.memory.includes(`(${key})`) && profile.memory;
-    }, 10_000);
+    }, 'the reset session digested into MEMORY', { timeoutMs: 10_000 });
     expect(memory).toContain(DIGEST_SUMMARY);
     const fresh = await user.get(`/v1/sessions/${key}/messages`);
     expect(fresh.status).toBe(200);
@@ -158,8 +149,7 @@ describe('session digest', () => {
 
 describe('gotchas', () => {
   it('turns three identical rename_document failures into one gotcha listed under Known pitfalls', async () => {
-    const user = await api.createUser(system.adminToken, 'Duda');
-    expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+    const user = await api.createUser(system.adminToken, { name: 'Duda', preferences: { autonomous_mode: true } });
     plan = (text) =>
       text.startsWith('rename my plan')
         ? { toolCalls: [{ name: 'rename_document', arguments: { document_id: 'Plan', new_title: 'T'.repeat(300) } }] }
@@ -185,7 +175,7 @@ describe('gotchas', () => {
   });
 
   it('adds gotchas by hand, validated, and shows them too', async () => {
-    const user = await api.createUser(system.adminToken, 'Eva');
+    const user = await api.createUser(system.adminToken, { name: 'Eva' });
     const added = await user.post('/v1/gotchas', { tool_name: 'delete_folder', description: 'Ask before deleting a folder with documents.' });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ tool_name: 'delete_folder', source: 'manual', description: 'Ask before deleting a folder with documents.' });
@@ -203,7 +193,7 @@ describe('gotchas', () => {
 
 describe('history budget', () => {
   it('keeps a 200-message session under HISTORY_TOKEN_BUDGET and still summarises its oldest part', async () => {
-    const user = await api.createUser(system.adminToken, 'Fia');
+    const user = await api.createUser(system.adminToken, { name: 'Fia' });
     const key = 'agent:main:api:direct:long';
     const session = await db.query<{ id: string }>('INSERT INTO sessions (user_id, session_key) VALUES ($1, $2) RETURNING id', [
       user.userId,
@@ -233,7 +223,7 @@ describe('history budget', () => {
 
 describe('profile API', () => {
   it('reads, replaces one section, resets to the defaults, and refuses unknown sections', async () => {
-    const user = await api.createUser(system.adminToken, 'Gil');
+    const user = await api.createUser(system.adminToken, { name: 'Gil' });
     const initial = await user.get('/v1/profile');
     expect(initial.status).toBe(200);
     expect(initial.body).toEqual(DEFAULT_PROFILE);
@@ -260,8 +250,8 @@ describe('profile API', () => {
 
 describe('retrieval', () => {
   it('puts the matching document, with its ref, under Relevant documents; not when RAG is off, not for another user', async () => {
-    const owner = await api.createUser(system.adminToken, 'Hana');
-    const stranger = await api.createUser(system.adminToken, 'Ivo');
+    const owner = await api.createUser(system.adminToken, { name: 'Hana' });
+    const stranger = await api.createUser(system.adminToken, { name: 'Ivo' });
     const documentId = randomUUID();
     await db.query('INSERT INTO documents (id, user_id, title, title_key, content) VALUES ($1, $2, $3, $4, $5)', [
       documentId,

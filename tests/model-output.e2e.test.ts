@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, type ChatRequestBody } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { afterTools, byUserText, FakeModel, type ChatRequestBody } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * What a model sends is untrusted input (docs/agent.md#untrusted-model-output): broken, huge or hostile tool calls fail
@@ -53,9 +53,7 @@ afterAll(async () => {
 });
 
 async function autonomousUser() {
-  const user = await api.createUser(system.adminToken, 'Mallory');
-  expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
-  return user;
+  return api.createUser(system.adminToken, { name: 'Mallory', preferences: { autonomous_mode: true } });
 }
 
 const requestsOf = (text: string): ChatRequestBody[] =>

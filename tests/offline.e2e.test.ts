@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { DateTime } from 'luxon';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { TestSystem } from './helpers/system';
+import { TestSystem } from '../scripts/lib/system';
 
 /** The README's first steps, with no model configured: the offline planner (docs/agent.md#offline-planner). */
 const system = new TestSystem();
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 it('creates a folder (approved by hand) and a document in it (autonomous), ending each turn completed', async () => {
-  const user = await new Api(system.url).createUser(system.adminToken, 'Ana');
+  const user = await new Api(system.url).createUser(system.adminToken, { name: 'Ana' });
 
   const { turn_id: first } = await user.send('create folder Work');
   const waiting = await user.events(first, { until: (event) => event.event === 'tool_approval_request' });
@@ -48,8 +48,10 @@ it('answers anything else with help text that says it is not a language model', 
 
 it('runs the first 10 commands of a 16,000-character chain and says so; another user\'s turn sent alongside completes', async () => {
   const api = new Api(system.url);
-  const [flooder, other] = await Promise.all([api.createUser(system.adminToken), api.createUser(system.adminToken)]);
-  expect((await flooder.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+  const [flooder, other] = await Promise.all([
+    api.createUser(system.adminToken, { preferences: { autonomous_mode: true } }),
+    api.createUser(system.adminToken),
+  ]);
   let chain = 'create folder f1';
   for (let n = 2; chain.length < 15_950; n++) chain += ` and create folder f${n}`;
   const commands = chain.split(' and ').length;
@@ -66,8 +68,9 @@ it('runs the first 10 commands of a 16,000-character chain and says so; another 
 });
 
 it('reads reminder times in the user\'s zone (São Paulo): tomorrow at 9, every Monday at 8, in 20 minutes', async () => {
-  const user = await new Api(system.url).createUser(system.adminToken);
-  expect((await user.patch('/v1/preferences', { autonomous_mode: true, timezone: 'America/Sao_Paulo' })).status).toBe(200);
+  const user = await new Api(system.url).createUser(system.adminToken, {
+    preferences: { autonomous_mode: true, timezone: 'America/Sao_Paulo' },
+  });
   const before = DateTime.now().setZone('America/Sao_Paulo');
   const { events } = await user.converse(
     'remind me tomorrow at 9 to call mom; me lembra toda segunda às 8 de regar as plantas; remind me in 20 minutes to stretch',

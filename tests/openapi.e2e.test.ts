@@ -2,8 +2,8 @@ import { createRuntime, createWorkerRedis, type Runtime } from '@assistant/share
 import { createApp } from '../services/gateway/src/app';
 import { toOpenApiPath } from '../services/gateway/src/openapi/openapi';
 import { EventHub } from '../services/gateway/src/sse/event-hub';
-import { Api } from './helpers/api';
-import { TestSystem } from './helpers/system';
+import { Api } from '../scripts/lib/api';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * /openapi.json cannot drift from the gateway: every route the express app serves under /v1 is

@@ -2,12 +2,12 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { reminderFireJobId } from '@assistant/shared';
-import { Api, type StreamEvent } from './helpers/api';
-import { ChannelWebhooks, waitFor as waitForLogged } from './helpers/channel-webhooks';
+import { Api, type StreamEvent } from '../scripts/lib/api';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText, type Script } from './helpers/fake-model';
+import { afterTools, byUserText, FakeModel, userText, type Script } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
-import { freePort, TestSystem } from './helpers/system';
+import { freePort, TestSystem } from '../scripts/lib/system';
 
 /**
  * Operators stay in charge (issue 16; docs/api.md#operators, docs/agent.md#limits): usage accounting, daily token budgets,
@@ -89,13 +89,12 @@ async function telegramText(chat: number, text: string): Promise<void> {
   expect((await webhooks.postTelegram(webhooks.tgText(chat, text, 8_000_000 + webhooks.nextId()))).status).toBe(200);
 }
 
-const waitFor = <T>(check: () => T | Promise<T>, what: string, timeoutMs?: number) => waitForLogged(check, what, system.logs, timeoutMs);
 
 /** Links a new Telegram chat to the user with /link and waits for the confirmation. */
 async function linkTelegram(user: Api, chat: number): Promise<void> {
   const { body } = await user.post('/v1/link-codes');
   await telegramText(chat, `/link ${body.code}`);
-  await waitFor(() => telegram.received(chat).some((call) => String(call.body.text).startsWith('Linked')), 'the link confirmation');
+  await system.waitFor(() => telegram.received(chat).some((call) => String(call.body.text).startsWith('Linked')), 'the link confirmation');
 }
 
 describe('usage', () => {
@@ -165,9 +164,9 @@ describe('budgets', () => {
     await linkTelegram(user, chat);
     await admin.patch(`/v1/admin/users/${user.userId}`, { daily_token_budget: 1 });
     await telegramText(chat, 'usage: over it');
-    await waitFor(() => telegram.received(chat).some((call) => call.body.text === 'ok'), 'the answer within budget');
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'ok'), 'the answer within budget');
     await telegramText(chat, 'usage: again');
-    const reply = await waitFor(() => telegram.received(chat).find((call) => String(call.body.text).includes('resets at')), 'the budget reply');
+    const reply = await system.waitFor(() => telegram.received(chat).find((call) => String(call.body.text).includes('resets at')), 'the budget reply');
     expect(reply.body.text).toContain('UTC');
   });
 });
@@ -181,7 +180,7 @@ describe('API keys', () => {
     const laptop = user.as(created.body.api_key);
     expect((await laptop.get('/v1/me')).body.id).toBe(user.userId);
 
-    const listed = await waitFor(async () => {
+    const listed = await system.waitFor(async () => {
       const res = await user.get('/v1/api-keys');
       return res.body.find((key: { id: string; last_used_at: string | null }) => key.id === created.body.id && key.last_used_at) ? res : undefined;
     }, 'last_used_at of the new key');
@@ -200,7 +199,7 @@ describe('API keys', () => {
     const port = await freePort();
     system.spawn('gateway', { PORT: String(port) }, 'gateway-2');
     const other = new Api(`http://127.0.0.1:${port}`, created.body.api_key);
-    await waitFor(async () => (await fetch(`${other.baseUrl}/readyz`).catch(() => undefined))?.status === 200, 'the second gateway');
+    await system.waitFor(async () => (await fetch(`${other.baseUrl}/readyz`).catch(() => undefined))?.status === 200, 'the second gateway');
     expect((await other.get('/v1/me')).status).toBe(200);
     expect((await user.request('DELETE', `/v1/api-keys/${created.body.id}`)).status).toBe(204);
     expect((await other.get('/v1/me')).status).toBe(401);
@@ -219,8 +218,8 @@ describe('API keys', () => {
 
 describe('export', () => {
   it("streams every row of the user's and nothing of anyone else's", async () => {
-    const user = await api.createUser(system.adminToken, 'Exporter');
-    const other = await api.createUser(system.adminToken, 'Someone Else');
+    const user = await api.createUser(system.adminToken, { name: 'Exporter' });
+    const other = await api.createUser(system.adminToken, { name: 'Someone Else' });
     for (const [owner, name] of [
       [user, 'Exported folder'],
       [other, 'Secret of another user'],
@@ -264,13 +263,12 @@ describe('export', () => {
 
 describe('erasure', () => {
   it('removes every row, event stream, job and channel identity of the user; a due reminder never fires', async () => {
-    const user = await api.createUser(system.adminToken, 'Leaving');
-    const twin = await api.createUser(system.adminToken, 'Staying');
-    for (const who of [user, twin]) expect((await who.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+    const user = await api.createUser(system.adminToken, { name: 'Leaving', preferences: { autonomous_mode: true } });
+    const twin = await api.createUser(system.adminToken, { name: 'Staying', preferences: { autonomous_mode: true } });
     const chat = chatIds.erasure;
     await linkTelegram(user, chat);
     await telegramText(chat, 'from the chat');
-    await waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: from the chat'), 'the chat answer');
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: from the chat'), 'the chat answer');
 
     const at = new Date(Date.now() + 6_000).toISOString();
     expect(final((await user.converse(`remind: Leaving reminder at ${at}`)).events)).toBe('completed');
@@ -295,7 +293,7 @@ describe('erasure', () => {
     expect(erased.status).toBe(202);
     // The key is refused from the first moment.
     expect((await user.get('/v1/me')).status).toBe(401);
-    await waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
+    await system.waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
 
     const tables = await db.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'user_id'`,
@@ -315,10 +313,10 @@ describe('erasure', () => {
     try {
       expect(await reminders.getJobState(reminderFireJobId(reminder, new Date(at)))).toBe('unknown');
       // The twin's reminder, due at the same time, fires; the erased user's never does.
-      await waitFor(async () => {
+      await system.waitFor(async () => {
         const messages = await twin.get('/v1/sessions/agent:main:main/messages');
         return messages.body.some((m: { content: string }) => m.content === 'Staying reminder');
-      }, 'the twin reminder', 20_000);
+      }, 'the twin reminder', { timeoutMs: 20_000 });
     } finally {
       await reminders.close();
     }
@@ -327,7 +325,7 @@ describe('erasure', () => {
 
     // The chat is a stranger now: its next message starts a new user.
     await telegramText(chat, 'anyone there?');
-    await waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: anyone there?'), 'the new user answer');
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: anyone there?'), 'the new user answer');
     const identity = await db.query<{ user_id: string }>(`SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`, [
       String(chat),
     ]);
@@ -353,7 +351,7 @@ describe('erasure', () => {
       expect((await admin.request('DELETE', `/v1/admin/users/${user.userId}`)).status).toBe(202);
       expect((await user.get('/v1/me')).status).toBe(401);
       expect((await admin.get('/v1/admin/users')).body.map((u: { id: string }) => u.id)).not.toContain(user.userId);
-      await waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
+      await system.waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
       expect((await db.query("SELECT last_value, is_called FROM test_operators_erase_once")).rows[0]).toMatchObject({ is_called: true });
     } finally {
       await db.query('DROP TRIGGER IF EXISTS test_operators_erase_fault ON users');
@@ -364,7 +362,7 @@ describe('erasure', () => {
 
 describe('admin', () => {
   it('lists users, and a disabled user is refused over HTTP and on a chat until enabled again', async () => {
-    const user = await api.createUser(system.adminToken, 'Rowdy');
+    const user = await api.createUser(system.adminToken, { name: 'Rowdy' });
     const chat = chatIds.admin;
     await linkTelegram(user, chat);
     const listed = await admin.get('/v1/admin/users');
@@ -390,10 +388,10 @@ describe('admin', () => {
     expect(refused.body.error.code).toBe('user_disabled');
     const turnsBefore = (await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [user.userId])).rows[0].n;
     await telegramText(chat, 'let me in');
-    await waitFor(() => telegram.received(chat).some((call) => String(call.body.text).includes('disabled')), 'the disabled reply');
+    await system.waitFor(() => telegram.received(chat).some((call) => String(call.body.text).includes('disabled')), 'the disabled reply');
     expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [user.userId])).rows[0].n).toBe(turnsBefore);
 
-    const stopped = await waitFor(async () => {
+    const stopped = await system.waitFor(async () => {
       const found = await db.query<{ status: string }>(`SELECT status FROM turns WHERE id = $1 AND status = 'failed'`, [queued.turn_id]);
       return found.rows[0];
     }, 'the queued turn to stop');
@@ -403,6 +401,6 @@ describe('admin', () => {
     expect((await admin.patch(`/v1/admin/users/${user.userId}`, { disabled: false })).body.disabled).toBe(false);
     expect((await user.get('/v1/me')).status).toBe(200);
     await telegramText(chat, 'back again');
-    await waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: back again'), 'the answer once enabled');
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: back again'), 'the answer once enabled');
   });
 });

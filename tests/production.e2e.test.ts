@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type pg from 'pg';
-import { Api, type StreamEvent } from './helpers/api';
+import { Api, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, userText } from './helpers/fake-model';
-import { freePort, TestSystem } from './helpers/system';
+import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
+import { freePort, TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /** A bad day (docs/api.md#errors, issue 7): Redis restarts, SIGTERM mid-tool, floods, more workers, metrics. */
 const model = new FakeModel();
@@ -34,31 +35,21 @@ afterAll(async () => {
 });
 
 async function autonomous(api: Api, system: TestSystem) {
-  const user = await api.createUser(system.adminToken);
-  await user.patch('/v1/preferences', { autonomous_mode: true });
-  return user;
+  return api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
 }
 
 const alive = (system: TestSystem) => [...system.processes.values()].every((child) => child.exitCode === null && child.signalCode === null);
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('when Redis restarts', () => {
   let redis: ChildProcess;
   let port: number;
   const startRedis = async () => {
     redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await until(async () => {
+    await waitFor(async () => {
       const probe = spawn('redis-cli', ['-p', String(port), 'ping']);
       const [code] = await once(probe, 'exit');
       return code === 0;
-    });
+    }, 'redis-server answering');
   };
 
   it('answers 503 on /readyz during the outage, 200 after, and completes a turn sent after recovery', async () => {
@@ -72,18 +63,18 @@ describe('when Redis restarts', () => {
       await system.signal('agent-worker', 'SIGTERM');
       system.spawn('agent-worker', { HEALTH_PORT: String(healthPort) });
       const worker = new Api(`http://127.0.0.1:${healthPort}`);
-      await until(async () => (await worker.get('/readyz').catch(() => ({ status: 0 }))).status === 200);
+      await waitFor(async () => (await worker.get('/readyz').catch(() => ({ status: 0 }))).status === 200, 'worker ready');
       const user = await autonomous(api, system);
       expect((await user.converse('hi there')).events.at(-1)?.data.status).toBe('completed');
 
       redis.kill('SIGKILL');
-      await until(async () => (await api.get('/readyz')).status === 503);
+      await waitFor(async () => (await api.get('/readyz')).status === 503, 'gateway not ready without Redis');
       expect((await api.get('/readyz')).body.error).toMatch(/redis/);
-      await until(async () => (await worker.get('/readyz')).status === 503);
+      await waitFor(async () => (await worker.get('/readyz')).status === 503, 'worker not ready without Redis');
 
       await startRedis();
-      await until(async () => (await api.get('/readyz')).status === 200);
-      await until(async () => (await worker.get('/readyz')).status === 200);
+      await waitFor(async () => (await api.get('/readyz')).status === 200, 'gateway ready again');
+      await waitFor(async () => (await worker.get('/readyz')).status === 200, 'worker ready again');
       const after = await user.converse('folder: After outage');
       expect(after.events.at(-1)?.data.status).toBe('completed');
       expect(alive(system)).toBe(true);

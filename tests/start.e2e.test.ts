@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './helpers/system';
+import { freePort } from '../scripts/lib/system';
 
 /**
  * `npm start` on a machine with nothing running (README.md#running-it): private

@@ -4,11 +4,11 @@ import { Redis } from 'ioredis';
 import { DateTime } from 'luxon';
 import type pg from 'pg';
 import { nameKey, reminderFireJobId } from '@assistant/shared';
-import { Api } from './helpers/api';
+import { Api } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, type ChatRequestBody } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
-import { waitFor } from './helpers/wait-for';
+import { afterTools, byUserText, FakeModel, type ChatRequestBody } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * The user's clock end to end (issue 19): the time zone preference and DEFAULT_TIMEZONE, reminders
@@ -114,7 +114,7 @@ describe('reminders in local time', () => {
         return firedAt > 0;
       },
       'the reminder to fire',
-      target + 5_000 - Date.now(),
+      { timeoutMs: target + 5_000 - Date.now() },
     );
     expect(firedAt).toBeGreaterThanOrEqual(target);
     const messages = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
@@ -134,7 +134,7 @@ describe('reminders in local time', () => {
     const after = await db.query<{ at: Date }>('SELECT at FROM reminders WHERE id = $1', [id]);
     expect(after.rows[0]?.at.getTime()).toBe(moved.toMillis());
     expect(await reminders.getJobState(reminderFireJobId(id, moved.toJSDate()))).toBe('delayed');
-    await waitFor(async () => (await reminders.getJobState(reminderFireJobId(id, at))) === 'unknown', 'the stale job to go', 5_000);
+    await waitFor(async () => (await reminders.getJobState(reminderFireJobId(id, at))) === 'unknown', 'the stale job to go', { timeoutMs: 5_000 });
   });
 });
 

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { Api, UUID, type StreamEvent } from './helpers/api';
+import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { FakeModel, lastMessage, type FakeReply } from './helpers/fake-model';
-import { TestSystem } from './helpers/system';
+import { FakeModel, lastMessage, type FakeReply } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
 
 /**
  * One turn end to end through the real processes and a fake OpenAI-compatible model:
@@ -49,9 +49,7 @@ afterAll(async () => {
 });
 
 async function autonomousUser(name = 'Ana'): Promise<Api & { userId: string }> {
-  const user = await api.createUser(system.adminToken, name);
-  expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
-  return user;
+  return api.createUser(system.adminToken, { name, preferences: { autonomous_mode: true } });
 }
 
 function types(events: StreamEvent[]): string[] {

@@ -47,13 +47,19 @@ export class Api {
   post = <T = any>(path: string, body?: unknown) => this.request<T>('POST', path, body ?? {});
   patch = <T = any>(path: string, body: unknown) => this.request<T>('PATCH', path, body);
 
-  /** Creates a user with the admin token and returns a client signed in as them. */
-  async createUser(adminToken: string, displayName = 'Test User'): Promise<Api & { userId: string }> {
-    const res = await new Api(this.baseUrl, adminToken).post<{ id: string; api_key: string }>('/v1/users', {
-      display_name: displayName,
-    });
+  /** Creates a user with the admin token and returns a client signed in as them, with these preferences set. */
+  async createUser(
+    adminToken: string,
+    { name = 'Test User', preferences = {} }: { name?: string; preferences?: Record<string, unknown> } = {},
+  ): Promise<Api & { userId: string }> {
+    const res = await new Api(this.baseUrl, adminToken).post<{ id: string; api_key: string }>('/v1/users', { display_name: name });
     if (res.status !== 201) throw new Error(`create user: ${res.status} ${JSON.stringify(res.body)}`);
-    return Object.assign(this.as(res.body.api_key), { userId: res.body.id });
+    const user = Object.assign(this.as(res.body.api_key), { userId: res.body.id });
+    if (Object.keys(preferences).length > 0) {
+      const set = await user.patch('/v1/preferences', preferences);
+      if (set.status !== 200) throw new Error(`set preferences: ${set.status} ${JSON.stringify(set.body)}`);
+    }
+    return user;
   }
 
   async send(text: string, sessionKey?: string): Promise<{ turn_id: string; session_key: string; events_url: string }> {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { waitFor, type WaitOptions } from './wait-for';
 
 // Works from scripts/lib (ts-jest) and scripts/dist/lib (compiled).
 const ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}dist${path.sep}`) ? '../../..' : '../..');
@@ -76,18 +77,16 @@ export class TestSystem {
     return child;
   }
 
+  /** waitFor, with the processes' latest logs in its error. */
+  waitFor<T>(check: () => T | Promise<T>, what: string, options: WaitOptions = {}): Promise<NonNullable<T>> {
+    return waitFor(check, what, { detail: () => this.logs.join('').slice(-4_000), ...options });
+  }
+
   async waitReady(timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const res = await fetch(`${this.url}/readyz`);
-        if (res.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`gateway not ready:\n${this.logs.join('')}`);
+    await waitFor(async () => (await fetch(`${this.url}/readyz`).catch(() => undefined))?.status === 200, 'gateway ready', {
+      timeoutMs,
+      detail: () => this.logs.join(''),
+    });
   }
 
   /** Sends a signal and waits for the process to exit; returns its exit code. */

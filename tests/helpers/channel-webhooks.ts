@@ -1,6 +1,5 @@
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import { fixture, telegramPrivateText, whatsappText } from './channel-fixtures';
-import { waitFor as poll } from './wait-for';
 
 /**
  * Sends webhooks to a gateway as Telegram and WhatsApp would: the secret header, the HMAC
@@ -58,14 +57,5 @@ export class ChannelWebhooks {
       headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hub-signature-256': signature }) },
       body: raw,
     });
-  }
-}
-
-/** Polls `check` until it answers something truthy; the error carries the processes' latest logs. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, logs: string[], timeoutMs = 30_000): Promise<NonNullable<T>> {
-  try {
-    return await poll(async () => (await check()) || undefined, what, timeoutMs);
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('').slice(-4_000)}`);
   }
 }

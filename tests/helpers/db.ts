@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Queryable } from '@assistant/shared';
 
 /** Direct access to the test run's database, for assertions and fault injection. */
 export function testDb(): pg.Pool {
@@ -30,8 +31,16 @@ export async function injectFault(
   };
 }
 
-/** A bare user row for tests that work below the HTTP API. */
-export async function insertTestUser(db: pg.Pool, displayName = 'Test'): Promise<string> {
-  const found = await db.query<{ id: string }>('INSERT INTO users (display_name) VALUES ($1) RETURNING id', [displayName]);
-  return (found.rows[0] as { id: string }).id;
+/** A user with one chat session: each test makes its own so tests cannot see each other's rows. */
+export interface TestUser {
+  userId: string;
+  sessionId: string;
+}
+
+/** A user row and its main session, for tests that work below the HTTP API. */
+export async function insertTestUser(db: Queryable, displayName = 'Test user'): Promise<TestUser> {
+  const user = await db.query<{ id: string }>('INSERT INTO users (display_name) VALUES ($1) RETURNING id', [displayName]);
+  const userId = (user.rows[0] as { id: string }).id;
+  const session = await db.query<{ id: string }>("INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id", [userId]);
+  return { userId, sessionId: (session.rows[0] as { id: string }).id };
 }

@@ -1,4 +1,4 @@
-import type { ChatRequestBody, FakeReply } from './fake-model';
+import type { ChatRequestBody, FakeReply } from '../../scripts/lib/fake-model';
 
 /**
  * Holds the fake model's answer to chosen requests until the test releases it, so a test can

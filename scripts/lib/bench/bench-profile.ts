@@ -75,7 +75,7 @@ export async function runProfile(
     for (let i = 0; i < options.users; i += USER_BATCH) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(USER_BATCH, options.users - i) }, async (_, j) => {
-          const user = await api.createUser(system.adminToken, `Bench ${i + j}`);
+          const user = await api.createUser(system.adminToken, { name: `Bench ${i + j}` });
           await user.patch('/v1/preferences', { autonomous_mode: true });
           return user;
         }),

@@ -1,35 +1,20 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   appendOutbox,
   type ChannelAddress,
-  DB_POOL_SIZE,
-  fail,
-  getTool,
-  isConnectionError,
   isFinal,
   outboxEvent,
   outboxJob,
-  RefRegistry,
-  Semaphore,
   stripUuids,
-  ToolInputError,
   withTransaction,
   type DbClient,
   type OutboxEntry,
   type Runtime,
-  type ToolName,
   type ToolResult,
 } from '@assistant/shared';
+import { BuiltinTools, MAX_ATTEMPTS, type BuiltinCall, type CallRecorder } from './builtin-tools';
 import { trackToolError } from './gotchas/track-error';
-import { toolHandlers } from './handlers';
-import type { ToolHandler } from './handlers';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
-import type { Attempt, Refusal, ToolPlan } from './tool-plan';
-
-/** A tool gets one retry (docs/tools.md#timeouts-and-retries), after a short pause well under any timeout. */
-export const MAX_ATTEMPTS = 2;
-const RETRY_PAUSE_MS = 200;
-const QUERY_CANCELED = '57014';
+import { givenUp, runAttempts } from './tool-plan';
 
 export interface ToolTask {
   id: string;
@@ -56,18 +41,14 @@ export interface ToolTask {
  * re-run of a completed task only republishes what it owes.
  */
 export class ToolRunner {
-  /**
-   * An attempt holds its transaction's connection and may take a second one for refs (written
-   * outside the transaction on purpose). Letting at most half the pool's worth of attempts run
-   * means every attempt can get its second connection, so a busy pool makes tools wait for
-   * their turn (before their timeout starts) instead of holding each other up until they fail.
-   */
-  private readonly attempts = new Semaphore(Math.max(1, Math.floor(DB_POOL_SIZE / 2)));
+  private readonly builtins: BuiltinTools;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly mcp: McpToolCaller,
-  ) {}
+  ) {
+    this.builtins = new BuiltinTools(runtime.db, runtime.config.TOOL_TIMEOUT_MS);
+  }
 
   async run(taskId: string): Promise<void> {
     const task = await this.load(taskId);
@@ -84,50 +65,35 @@ export class ToolRunner {
 
     const plan = this.mcp.owns(task.tool_name)
       ? await this.mcp.plan(task, (result) => this.finish(task, result, null))
-      : this.builtinPlan(task);
+      : this.builtins.plan(builtinCall(task), this.recorder(task));
     if ('refusal' in plan) return this.finish(task, plan.refusal.result, plan.refusal.failure);
-    const { maxAttempts, timeoutMs } = plan;
-    let lastProblem = '';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const outcome = await plan.attempt();
-      if (outcome.kind === 'done') return;
-      if (outcome.kind === 'timeout') {
-        lastProblem = `timed out after ${timeoutMs / 1000} s`;
-        await events.emit(
-          task.turn_id,
-          { type: 'tool_timeout', task_id: task.ref, tool_name: task.tool_name, timeout_seconds: timeoutMs / 1000 },
-          `${task.id}:timeout:${attempt}`,
+    const problem = await runAttempts(plan, {
+      failed: async (attempt, outcome, reason) => {
+        if (outcome.kind === 'timeout') {
+          await events.emit(
+            task.turn_id,
+            { type: 'tool_timeout', task_id: task.ref, tool_name: task.tool_name, timeout_seconds: plan.timeoutMs / 1000 },
+            `${task.id}:timeout:${attempt}`,
+          );
+        }
+        this.runtime.logger.warn(
+          { turnId: task.turn_id, sessionKey: task.session_key, task: task.ref, tool: task.tool_name, attempt, problem: reason },
+          'tool attempt failed',
         );
-      } else {
-        lastProblem = outcome.message;
-      }
-      this.runtime.logger.warn(
-        { turnId: task.turn_id, sessionKey: task.session_key, task: task.ref, tool: task.tool_name, attempt, problem: lastProblem },
-        'tool attempt failed',
-      );
-      if (attempt < maxAttempts) {
-        await events.emit(
+      },
+      retrying: (attempt, reason) =>
+        events.emit(
           task.turn_id,
-          {
-            type: 'tool_retry',
-            task_id: task.ref,
-            tool_name: task.tool_name,
-            attempt: attempt + 1,
-            max_attempts: maxAttempts,
-            reason: lastProblem,
-          },
-          `${task.id}:retry:${attempt + 1}`,
-        );
-        await sleep(RETRY_PAUSE_MS);
-      }
-    }
-    await this.giveUp(task, lastProblem, maxAttempts);
+          { type: 'tool_retry', task_id: task.ref, tool_name: task.tool_name, attempt, max_attempts: plan.maxAttempts, reason },
+          `${task.id}:retry:${attempt}`,
+        ),
+    });
+    if (problem !== undefined) await this.giveUp(task, problem, plan.maxAttempts);
   }
 
   /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
   async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<void> {
-    const error = `${task.tool_name} failed after ${attempts === 1 ? 'its only attempt' : `${attempts} attempts`}: ${problem}`;
-    await this.finish(task, fail(error, 'Tell the user this did not work; do not claim it was done.'), 'error');
+    await this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
   }
 
   /** Records the task's result in a transaction of its own, then publishes what that owes. */
@@ -146,79 +112,13 @@ export class ToolRunner {
     return found.rows[0];
   }
 
-  /** A built-in tool: its zod schema, its own timeout if it has one, and one retry. */
-  private builtinPlan(task: ToolTask): ToolPlan | Refusal {
-    const { args, problem } = this.validate(task);
-    if (problem) return { refusal: { result: problem, failure: 'invalid' } };
-    const timeoutMs = getTool(task.tool_name)?.timeoutMs ?? this.runtime.config.TOOL_TIMEOUT_MS;
-    return { maxAttempts: MAX_ATTEMPTS, timeoutMs, attempt: () => this.attempts.use(() => this.attempt(task, args, timeoutMs)) };
-  }
-
-  private validate(task: ToolTask): { args: Record<string, unknown>; problem?: ToolResult } {
-    const spec = getTool(task.tool_name);
-    if (!spec) {
-      return { args: {}, problem: fail(`There is no tool named ${task.tool_name}.`, 'Call one of the tools you were given.') };
-    }
-    if (task.arguments === null) {
-      return { args: {}, problem: fail('The arguments were not a valid JSON object.', 'Send the arguments as a JSON object.') };
-    }
-    const parsed = spec.input.safeParse(task.arguments);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
-      return {
-        args: {},
-        problem: fail(`Invalid arguments for ${task.tool_name}: ${problems.join('; ')}.`, 'Fix these arguments and call the tool again.'),
-      };
-    }
-    return { args: parsed.data as Record<string, unknown> };
-  }
-
-  private async attempt(task: ToolTask, args: Record<string, unknown>, timeoutMs: number): Promise<Attempt> {
-    const { db } = this.runtime;
-    const handler = toolHandlers[task.tool_name as ToolName] as ToolHandler<ToolName>;
-    const controller = new AbortController();
-    const afterCommit: OutboxEntry[] = [];
-    const client = await db.connect();
-    let discard = false;
-    try {
-      await client.query('BEGIN');
-      // The database gives up on a statement when the tool does, so nothing commits late.
-      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(timeoutMs)}`);
-      const work = handler(args as never, {
-        db: client,
-        userId: task.user_id,
-        sessionId: task.session_id,
-        refs: new RefRegistry(db, task.session_id, task.user_id),
-        entityId: task.entity_id,
-        signal: controller.signal,
-        afterCommit: (entry) => afterCommit.push(entry),
-      });
-      const result = await raceDeadline(work, timeoutMs, controller);
-      if (result === TIMED_OUT) {
-        discard = true;
-        return { kind: 'timeout' };
-      }
-      const owed = await this.complete(client, task, result, null, afterCommit);
-      await client.query('COMMIT');
-      await this.runtime.outbox.publish(task.turn_id, task.origin, owed);
-      return { kind: 'done' };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        discard = true;
-      });
-      if (error instanceof ToolInputError) {
-        await this.finish(task, error.toResult(), 'invalid');
-        return { kind: 'done' };
-      }
-      // PostgreSQL's statement_timeout may cancel the statement a moment before our own deadline fires.
-      if ((error as { code?: string }).code === QUERY_CANCELED) return { kind: 'timeout' };
-      // Not the tool's failure: the job is retried with backoff, and the tool keeps its attempts.
-      if (isConnectionError(error)) throw error;
-      return { kind: 'error', message: stripUuids(error instanceof Error ? error.message : String(error)) };
-    } finally {
-      // A timed-out attempt's connection may still run its statement: destroy it, never reuse it.
-      client.release(discard ? true : undefined);
-    }
+  /** A built-in tool's attempt completes the task in its own transaction and publishes once that commits. */
+  private recorder(task: ToolTask): CallRecorder {
+    return {
+      record: (client, result, afterCommit) => this.complete(client, task, result, null, afterCommit),
+      committed: (owed) => this.runtime.outbox.publish(task.turn_id, task.origin, owed),
+      invalid: (result) => this.finish(task, result, 'invalid'),
+    };
   }
 
   /**
@@ -267,22 +167,6 @@ export class ToolRunner {
   }
 }
 
-const TIMED_OUT = Symbol('timed out');
-
-/** The handler's result, or TIMED_OUT (after aborting the handler) when the deadline passes first. */
-async function raceDeadline<T>(work: Promise<T>, ms: number, controller: AbortController): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve(TIMED_OUT);
-    }, ms);
-  });
-  // The abandoned handler will fail once its connection is destroyed; that is expected.
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+function builtinCall(task: ToolTask): BuiltinCall {
+  return { toolName: task.tool_name, arguments: task.arguments, userId: task.user_id, sessionId: task.session_id, entityId: task.entity_id };
 }

@@ -1,4 +1,5 @@
-import type { ToolResult } from '@assistant/shared';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fail, type ToolResult } from '@assistant/shared';
 
 export type Attempt = { kind: 'done' } | { kind: 'timeout' } | { kind: 'error'; message: string };
 
@@ -15,4 +16,34 @@ export interface ToolPlan {
  */
 export interface Refusal {
   refusal: { result: ToolResult; failure: 'invalid' | 'unknown' };
+}
+
+/** What the runner tells the turn about attempts that did not get done. */
+export interface AttemptHooks {
+  failed?(attempt: number, outcome: Exclude<Attempt, { kind: 'done' }>, problem: string): Promise<unknown>;
+  retrying?(nextAttempt: number, problem: string): Promise<unknown>;
+}
+
+const RETRY_PAUSE_MS = 200;
+
+/** Runs the plan's attempts until one gets done; answers the last problem when none did. */
+export async function runAttempts(plan: ToolPlan, hooks: AttemptHooks = {}): Promise<string | undefined> {
+  let lastProblem = '';
+  for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
+    const outcome = await plan.attempt();
+    if (outcome.kind === 'done') return undefined;
+    lastProblem = outcome.kind === 'timeout' ? `timed out after ${plan.timeoutMs / 1000} s` : outcome.message;
+    await hooks.failed?.(attempt, outcome, lastProblem);
+    if (attempt < plan.maxAttempts) {
+      await hooks.retrying?.(attempt + 1, lastProblem);
+      await sleep(RETRY_PAUSE_MS);
+    }
+  }
+  return lastProblem;
+}
+
+/** The result of a task that failed for good, after all its attempts. */
+export function givenUp(toolName: string, problem: string, attempts: number): ToolResult {
+  const error = `${toolName} failed after ${attempts === 1 ? 'its only attempt' : `${attempts} attempts`}: ${problem}`;
+  return fail(error, 'Tell the user this did not work; do not claim it was done.');
 }

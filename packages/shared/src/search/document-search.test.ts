@@ -4,7 +4,7 @@ import { nameKey } from '../text';
 import { searchDocuments } from './document-search';
 
 const pool = testDb();
-const newUser = () => insertTestUser(pool, 'Search');
+const newUser = async () => (await insertTestUser(pool, 'Search')).userId;
 
 afterAll(async () => {
   await pool.end();

@@ -2,7 +2,7 @@ import { insertTestUser, testDb } from '../../../../tests/helpers/db';
 import { trackToolError } from './track-error';
 
 const pool = testDb();
-const newUser = () => insertTestUser(pool, 'Gotchas');
+const newUser = async () => (await insertTestUser(pool, 'Gotchas')).userId;
 
 afterAll(async () => {
   await pool.end();

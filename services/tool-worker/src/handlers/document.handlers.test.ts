@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ToolResult } from '@assistant/shared';
 import { documentHandlers } from './document.handlers';
 import { folderHandlers } from './folder.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness({ ...documentHandlers, create_folder: folderHandlers.create_folder });
 
@@ -40,7 +41,7 @@ afterAll(async () => {
 
 describe('create_document', () => {
   it('creates a document in a folder, answering with both refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const result = await run('create_document', { title: 'Plan', folder_id: 'work', content: 'Step one' }, user);
     expect(result).toEqual({
@@ -55,7 +56,7 @@ describe('create_document', () => {
   });
 
   it('creates a document outside any folder, and numbers refs per session', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const first = await run('create_document', { title: 'Ideas' }, user);
     expect(first).not.toHaveProperty('folder_id');
     expect(first.message).toBe('Document "Ideas" created [ID: document_1].');
@@ -63,7 +64,7 @@ describe('create_document', () => {
   });
 
   it('inserts one row when a create is retried with the same entity id', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
     const first = await run('create_document', { title: 'Plan' }, user, entityId);
     const retry = await run('create_document', { title: 'Plan' }, user, entityId);
@@ -72,7 +73,7 @@ describe('create_document', () => {
   });
 
   it('refuses a title already used in the same folder, but not in another one', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     await createDocument(user, 'Plan', work);
     const result = await run('create_document', { title: 'PLAN', folder_id: work }, user);
@@ -86,7 +87,7 @@ describe('create_document', () => {
   });
 
   it('refuses an unknown folder, an ambiguous one and a UUID, creating nothing', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     const home = await createFolder(user, 'Home');
     await createFolder(user, 'Notes', work);
@@ -106,7 +107,7 @@ describe('create_document', () => {
 
 describe('rename_document', () => {
   it('renames by ref and by title ignoring case and accents, keeping the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createDocument(user, 'Meditação');
     const byTitle = await run('rename_document', { document_id: 'meditacao', new_title: 'Calma' }, user);
     expect(byTitle).toMatchObject({ success: true, document_id: 'document_1', title: 'Calma' });
@@ -118,7 +119,7 @@ describe('rename_document', () => {
   });
 
   it('refuses the title of another document in the same folder', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createDocument(user, 'Plan');
     await createDocument(user, 'Draft');
     const result = await run('rename_document', { document_id: 'Draft', new_title: 'plan' }, user);
@@ -127,8 +128,8 @@ describe('rename_document', () => {
   });
 
   it("refuses an unknown title, a UUID and another user's document", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createDocument(owner, 'Secret');
     await createDocument(other, 'Mine');
     const unknown = await run('rename_document', { document_id: 'Secret', new_title: 'Ours' }, other);
@@ -141,7 +142,7 @@ describe('rename_document', () => {
 
 describe('move_document', () => {
   it('moves a document into a folder resolved by name, reporting the folder ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createDocument(user, 'Plan');
     await createFolder(user, 'Arquivo Antigo');
     const result = await run('move_document', { document_id: 'plan', folder_id: 'arquivo antigo' }, user);
@@ -152,7 +153,7 @@ describe('move_document', () => {
   });
 
   it('refuses to move next to a document with the same title', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const archive = await createFolder(user, 'Archive');
     await createDocument(user, 'Plan', archive);
     await createDocument(user, 'Plan');
@@ -161,7 +162,7 @@ describe('move_document', () => {
   });
 
   it('refuses a folder ref where a document is expected, and an ambiguous title', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const a = await createFolder(user, 'A');
     const b = await createFolder(user, 'B');
     await createDocument(user, 'Plan', a);
@@ -178,7 +179,7 @@ describe('move_document', () => {
 
 describe('delete_document', () => {
   it('deletes by title, showing the removed ref, and then no longer finds it', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     await createDocument(user, 'Plan', work);
     const result = await run('delete_document', { document_id: 'PLAN' }, user);
@@ -190,8 +191,8 @@ describe('delete_document', () => {
   });
 
   it("does not delete another user's document", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createDocument(owner, 'Plan');
     expect(await run('delete_document', { document_id: 'Plan' }, other)).toMatchObject({ success: false });
     expect(await documents(owner)).toHaveLength(1);
@@ -200,7 +201,7 @@ describe('delete_document', () => {
 
 describe('search_documents', () => {
   it('finds words in titles and content ignoring case and accents, title matches first', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const folder = await createFolder(user, 'Health');
     await createDocument(user, 'Diary', undefined, 'Today I tried MEDITAÇÃO for ten minutes.');
     await createDocument(user, 'Meditação guiada', folder, 'Breathe.');
@@ -222,15 +223,15 @@ describe('search_documents', () => {
   });
 
   it("answers no match with an empty list, and never finds another user's documents", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createDocument(owner, 'Secret plan', undefined, 'plan');
     const result = await run('search_documents', { query: 'plan' }, other);
     expect(result).toMatchObject({ success: true, documents: [], message: 'No documents match "plan".' });
   });
 
   it('returns at most 10 documents, hiding UUIDs that appear in content', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     for (let i = 1; i <= 12; i += 1) await createDocument(user, `Note ${i}`, undefined, `ref ${randomUUID()} here`);
     const result = await run('search_documents', { query: 'note' }, user);
     expect(result.documents).toHaveLength(10);

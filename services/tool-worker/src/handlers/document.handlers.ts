@@ -1,4 +1,5 @@
-import { fail, nameKey, ok, searchDocuments, type Queryable, type ToolResult } from '@assistant/shared';
+import { nameKey, ok, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
+import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural, type NamedRow } from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
 
 interface DocumentRow {
@@ -20,14 +21,9 @@ export const documentHandlers: Pick<
   async create_document(args, ctx) {
     const folder = args.folder_id ? await ctx.refs.resolve('folder', args.folder_id, ctx.db) : undefined;
     const folderId = folder?.id ?? null;
-    await lockDocumentTitles(ctx);
+    await lockNames(ctx, 'document');
     const existing = await findSameTitle(ctx, folderId, args.title, ctx.entityId);
-    if (existing) {
-      const ref = await ctx.refs.refFor('document', existing.id);
-      return fail(`A document titled "${existing.title}" already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
-        document_id: ref,
-      });
-    }
+    if (existing) return alreadyExists(ctx, 'document', existing, 'titled');
     await ctx.db.query(
       `INSERT INTO documents (id, user_id, folder_id, title, title_key, content) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO NOTHING`,
@@ -45,10 +41,10 @@ export const documentHandlers: Pick<
 
   async rename_document(args, ctx) {
     const target = await ctx.refs.resolve('document', args.document_id, ctx.db);
-    await lockDocumentTitles(ctx);
+    await lockNames(ctx, 'document');
     const document = await loadDocument(ctx, target.id);
     const clash = await findSameTitle(ctx, document.folder_id, args.new_title, document.id);
-    if (clash) return await alreadyThere(ctx, target.ref, clash, 'Choose a different title');
+    if (clash) return alreadyThere(ctx, target, clash, 'Choose a different title');
     await ctx.db.query(
       'UPDATE documents SET title = $3, title_key = $4, updated_at = NOW() WHERE id = $1 AND user_id = $2',
       [document.id, ctx.userId, args.new_title, nameKey(args.new_title)],
@@ -64,7 +60,7 @@ export const documentHandlers: Pick<
   async move_document(args, ctx) {
     const target = await ctx.refs.resolve('document', args.document_id, ctx.db);
     const folder = await ctx.refs.resolve('folder', args.folder_id, ctx.db);
-    await lockDocumentTitles(ctx);
+    await lockNames(ctx, 'document');
     const document = await loadDocument(ctx, target.id);
     const fields = await documentFields(ctx, { ...document, folder_id: folder.id });
     const destination = `folder "${folder.label}" [ID: ${folder.ref}]`;
@@ -73,7 +69,7 @@ export const documentHandlers: Pick<
     }
     // Moving must not create the duplicate that create_document refuses.
     const clash = await findSameTitle(ctx, folder.id, document.title, document.id);
-    if (clash) return await alreadyThere(ctx, target.ref, clash, 'Rename one of them first');
+    if (clash) return alreadyThere(ctx, target, clash, 'Rename one of them first');
     await ctx.db.query('UPDATE documents SET folder_id = $3, updated_at = NOW() WHERE id = $1 AND user_id = $2', [
       document.id,
       ctx.userId,
@@ -118,7 +114,7 @@ export const documentHandlers: Pick<
     }));
     const lines = documents.map((doc) => `- "${doc.title}" [ID: ${doc.document_id}]`);
     return ok(
-      [`Found ${documents.length} document${documents.length === 1 ? '' : 's'} matching "${args.query}":`, ...lines].join('\n'),
+      [`Found ${plural(documents.length, 'document')} matching "${args.query}":`, ...lines].join('\n'),
       { documents },
       'To rename, move or delete one, pass its document_id.',
     );
@@ -130,39 +126,17 @@ async function findDocuments(db: Queryable, userId: string, query: string): Prom
   return searchDocuments(db, userId, query, { limit: SEARCH_LIMIT });
 }
 
-/** Serialises one user's title changes: two parallel creates of "Plan" must not both pass the check. */
-async function lockDocumentTitles(ctx: ToolContext): Promise<void> {
-  await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`documents:${ctx.userId}`]);
-}
-
 /** A document with the same folded title in the same folder (or also outside any), other than exceptId. */
-async function findSameTitle(ctx: ToolContext, folderId: string | null, title: string, exceptId: string) {
-  const found = await ctx.db.query<DocumentRow>(
-    `SELECT id, title, folder_id FROM documents
-     WHERE user_id = $1 AND folder_id IS NOT DISTINCT FROM $2::uuid AND title_key = $3 AND id <> $4
-     ORDER BY created_at LIMIT 1`,
-    [ctx.userId, folderId, nameKey(title), exceptId],
-  );
-  return found.rows[0];
+function findSameTitle(ctx: ToolContext, folderId: string | null, title: string, exceptId: string) {
+  return findSameName(ctx, 'document', title, exceptId, { column: 'folder_id', id: folderId });
 }
 
-async function alreadyThere(ctx: ToolContext, ref: string, clash: DocumentRow, advice: string): Promise<ToolResult> {
-  const existing = await ctx.refs.refFor('document', clash.id);
-  return fail(
-    `Another document titled "${clash.title}" already exists in that folder [ID: ${existing}].`,
-    `${advice}, or use ${existing} if that is the document you meant.`,
-    { document_id: ref, existing_document_id: existing },
-  );
+function alreadyThere(ctx: ToolContext, target: ResolvedEntity, clash: NamedRow, advice: string) {
+  return nameTaken(ctx, 'document', target, clash, 'titled', { where: ' in that folder', advice });
 }
 
-async function loadDocument(ctx: ToolContext, id: string): Promise<DocumentRow> {
-  const found = await ctx.db.query<DocumentRow>(
-    'SELECT id, title, folder_id FROM documents WHERE id = $1 AND user_id = $2',
-    [id, ctx.userId],
-  );
-  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
-  if (!found.rows[0]) throw new Error('document row not found for this user');
-  return found.rows[0];
+function loadDocument(ctx: ToolContext, id: string): Promise<DocumentRow> {
+  return loadOwnRow<DocumentRow>(ctx, 'document', 'SELECT id, title, folder_id FROM documents WHERE id = $1 AND user_id = $2', id);
 }
 
 async function documentFields(ctx: ToolContext, document: DocumentRow) {

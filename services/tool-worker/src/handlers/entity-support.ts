@@ -1,8 +1,6 @@
+import type { QueryResultRow } from 'pg';
 import { ENTITY_TABLES, fail, nameKey, type Entity, type ResolvedEntity, type ToolResult } from '@assistant/shared';
 import type { ToolContext } from './handler';
-
-/** Longest list a list_* tool returns: a result must fit in the model's context. */
-export const LIST_LIMIT = 100;
 
 export interface NamedRow {
   id: string;
@@ -17,12 +15,25 @@ export async function lockNames(ctx: ToolContext, entity: Entity): Promise<void>
   await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${ENTITY_TABLES[entity].table}:${ctx.userId}`]);
 }
 
-/** The user's entity with the same folded name/title, other than exceptId. */
-export async function findSameName(ctx: ToolContext, entity: Entity, name: string, exceptId: string): Promise<NamedRow | undefined> {
+/** Where names must differ: among one parent's children (folders) or one folder's documents, top level included. */
+export interface NameScope {
+  column: 'parent_id' | 'folder_id';
+  id: string | null;
+}
+
+/** The user's entity with the same folded name/title (within `scope`, if given), other than exceptId. */
+export async function findSameName(
+  ctx: ToolContext,
+  entity: Entity,
+  name: string,
+  exceptId: string,
+  scope?: NameScope,
+): Promise<NamedRow | undefined> {
   const { table, label, key } = ENTITY_TABLES[entity];
+  const within = scope ? ` AND ${scope.column} IS NOT DISTINCT FROM $4::uuid` : '';
   const found = await ctx.db.query<NamedRow>(
-    `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 AND id <> $3 ORDER BY created_at LIMIT 1`,
-    [ctx.userId, nameKey(name), exceptId],
+    `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 AND id <> $3${within} ORDER BY created_at LIMIT 1`,
+    [ctx.userId, nameKey(name), exceptId, ...(scope ? [scope.id] : [])],
   );
   return found.rows[0];
 }
@@ -36,13 +47,23 @@ export async function alreadyExists(ctx: ToolContext, entity: Entity, existing: 
   });
 }
 
-/** The answer to a rename onto another entity's name: both refs, so the model can tell them apart. */
-export async function nameTaken(ctx: ToolContext, entity: Entity, target: ResolvedEntity, clash: NamedRow, what: string): Promise<ToolResult> {
+/**
+ * The answer to a rename (or move) onto another entity's name: both refs, so the model can tell
+ * them apart. `where` says where the clash is (` in that folder`), `advice` what to do instead.
+ */
+export async function nameTaken(
+  ctx: ToolContext,
+  entity: Entity,
+  target: ResolvedEntity,
+  clash: NamedRow,
+  what: string,
+  { where = '', advice = 'Choose a different one' }: { where?: string; advice?: string } = {},
+): Promise<ToolResult> {
   const { noun } = ENTITY_TABLES[entity];
   const ref = await ctx.refs.refFor(entity, clash.id);
   return fail(
-    `Another ${noun} ${what} "${clash.label}" already exists [ID: ${ref}].`,
-    `Choose a different one, or use ${ref} if that is the ${noun} you meant.`,
+    `Another ${noun} ${what} "${clash.label}" already exists${where} [ID: ${ref}].`,
+    `${advice}, or use ${ref} if that is the ${noun} you meant.`,
     { [`${noun}_id`]: target.ref, [`existing_${noun}_id`]: ref },
   );
 }
@@ -66,9 +87,10 @@ export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** `- "Name" [ID: ref] details` lines, with a note when the list was cut at LIST_LIMIT. */
-export function listLines(items: { ref: string; label: string; details?: string }[], total: number, noun: string): string[] {
-  const lines = items.map((item) => `- "${item.label}" [ID: ${item.ref}]${item.details ? ` ${item.details}` : ''}`);
-  const hidden = total - items.length;
-  return hidden > 0 ? [...lines, `- … and ${hidden} more ${noun}`] : lines;
+/** The user's row `id` of `entity` read by `sql` ($1 the id, $2 the user). */
+export async function loadOwnRow<Row extends QueryResultRow>(ctx: ToolContext, entity: Entity, sql: string, id: string): Promise<Row> {
+  const found = await ctx.db.query<Row>(sql, [id, ctx.userId]);
+  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
+  if (!found.rows[0]) throw new Error(`${ENTITY_TABLES[entity].noun} row not found for this user`);
+  return found.rows[0];
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ToolResult } from '@assistant/shared';
 import { documentHandlers } from './document.handlers';
 import { folderHandlers } from './folder.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness({ ...folderHandlers, create_document: documentHandlers.create_document });
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 describe('create_folder', () => {
   it('creates a folder and answers with its ref, name, message and next step', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const result = await run('create_folder', { name: '  Work ' }, user);
     expect(result).toEqual({
       success: true,
@@ -46,7 +47,7 @@ describe('create_folder', () => {
   });
 
   it('gives two folders folder_1 and folder_2, and the same folder the same ref later', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     expect(await createFolder(user, 'Work')).toBe('folder_1');
     expect(await createFolder(user, 'Home')).toBe('folder_2');
     const first = await run('get_folder_contents', { folder_id: 'Work' }, user);
@@ -55,7 +56,7 @@ describe('create_folder', () => {
   });
 
   it('creates a subfolder, resolving the parent by ref and reporting it as a ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const parent = await createFolder(user, 'Projects');
     const result = await run('create_folder', { name: 'Nexo', parent_folder_id: parent }, user);
     expect(result).toMatchObject({ success: true, folder_id: 'folder_2', parent_folder_id: 'folder_1' });
@@ -63,14 +64,14 @@ describe('create_folder', () => {
   });
 
   it('resolves the parent by name, ignoring case and accents', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Meditação');
     const result = await run('create_folder', { name: 'Guided', parent_folder_id: 'meditacao' }, user);
     expect(result).toMatchObject({ success: true, parent_folder_id: 'folder_1' });
   });
 
   it('inserts one row when a create is retried with the same entity id', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
     const first = await run('create_folder', { name: 'Work' }, user, entityId);
     const retry = await run('create_folder', { name: 'Work' }, user, entityId);
@@ -79,7 +80,7 @@ describe('create_folder', () => {
   });
 
   it('refuses a folder whose name already exists at the same level, pointing at the existing one', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const result = await run('create_folder', { name: 'WORK' }, user);
     expect(result).toEqual({
@@ -92,21 +93,21 @@ describe('create_folder', () => {
   });
 
   it('lets only one of two parallel creates of the same name through', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const results = await Promise.all([run('create_folder', { name: 'Work' }, user), run('create_folder', { name: 'work' }, user)]);
     expect(results.map((result) => result.success).sort()).toEqual([false, true]);
     expect(await folderCount(user)).toBe(1);
   });
 
   it('allows the same name under different parents', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Archive');
     const parent = await createFolder(user, 'Work');
     expect(await createFolder(user, 'Archive', parent)).toBe('folder_3');
   });
 
   it('refuses an unknown parent ref, listing candidates with refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const result = await run('create_folder', { name: 'Notes', parent_folder_id: 'folder_9' }, user);
     expect(result).toMatchObject({ success: false, candidates: [{ ref: 'folder_1', name: 'Work' }] });
@@ -115,7 +116,7 @@ describe('create_folder', () => {
   });
 
   it('refuses a UUID as parent with a hint to use the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const result = await run('create_folder', { name: 'Notes', parent_folder_id: randomUUID() }, user);
     expect(result).toMatchObject({ success: false });
     expect(result.hint).toContain('ref');
@@ -125,7 +126,7 @@ describe('create_folder', () => {
 
 describe('rename_folder', () => {
   it('renames by ref, updating the key, with the old and new names in the message', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const result = await run('rename_folder', { folder_id: 'folder_1', new_name: 'Trabalho Ótimo' }, user);
     expect(result).toMatchObject({ success: true, folder_id: 'folder_1', name: 'Trabalho Ótimo' });
@@ -136,14 +137,14 @@ describe('rename_folder', () => {
   });
 
   it('resolves by name ignoring case and accents', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Meditação');
     const result = await run('rename_folder', { folder_id: 'MEDITACAO', new_name: 'Calm' }, user);
     expect(result).toMatchObject({ success: true, folder_id: 'folder_1', name: 'Calm' });
   });
 
   it('allows a change of case only, but refuses the name of a sibling', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'work');
     await createFolder(user, 'Home');
     expect(await run('rename_folder', { folder_id: 'folder_1', new_name: 'Work' }, user)).toMatchObject({ success: true });
@@ -153,7 +154,7 @@ describe('rename_folder', () => {
   });
 
   it('refuses an ambiguous name, listing both folders with refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     const home = await createFolder(user, 'Home');
     await createFolder(user, 'Archive', work);
@@ -170,14 +171,14 @@ describe('rename_folder', () => {
   });
 
   it('refuses an unknown name, listing candidates', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const result = await run('rename_folder', { folder_id: 'Groceries', new_name: 'Food' }, user);
     expect(result).toMatchObject({ success: false, candidates: [{ ref: 'folder_1', name: 'Work' }] });
   });
 
   it('refuses a UUID with a hint', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
     const stored = await harness.pool.query<{ id: string }>('SELECT id FROM folders WHERE user_id = $1', [user.userId]);
     const result = await run('rename_folder', { folder_id: stored.rows[0]?.id, new_name: 'Home' }, user);
@@ -186,8 +187,8 @@ describe('rename_folder', () => {
   });
 
   it("does not find another user's folder, by name or by a known id", async () => {
-    const owner = await harness.newUser('Owner');
-    const other = await harness.newUser('Other');
+    const owner = await insertTestUser(harness.pool, 'Owner');
+    const other = await insertTestUser(harness.pool, 'Other');
     await createFolder(owner, 'Secret');
     const byName = await run('rename_folder', { folder_id: 'Secret', new_name: 'Mine' }, other);
     expect(byName).toMatchObject({ success: false });
@@ -207,7 +208,7 @@ describe('rename_folder', () => {
 
 describe('delete_folder', () => {
   it('deletes the folder with its subfolders and documents, counting them in the message', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     const archive = await createFolder(user, 'Archive', work);
     await run('create_document', { title: 'Plan', folder_id: work }, user);
@@ -230,7 +231,7 @@ describe('delete_folder', () => {
   });
 
   it('says when the folder was empty, and then no longer knows its ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Empty');
     const result = await run('delete_folder', { folder_id: 'folder_1' }, user);
     expect(result.message).toBe('Folder "Empty" deleted [ID: folder_1]; it was empty.');
@@ -240,8 +241,8 @@ describe('delete_folder', () => {
   });
 
   it("does not delete another user's folder", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createFolder(owner, 'Work');
     expect(await run('delete_folder', { folder_id: 'Work' }, other)).toMatchObject({ success: false });
     expect(await folderCount(owner)).toBe(1);
@@ -250,7 +251,7 @@ describe('delete_folder', () => {
 
 describe('get_folder_contents', () => {
   it('lists documents and subfolders by name, with refs, in the result and the message', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     await createFolder(user, 'Archive', work);
     await run('create_document', { title: 'Plan', folder_id: work }, user);
@@ -276,7 +277,7 @@ describe('get_folder_contents', () => {
   });
 
   it('leaves subfolders out when asked', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const work = await createFolder(user, 'Work');
     await createFolder(user, 'Archive', work);
     const result = await run('get_folder_contents', { folder_id: work, include_subfolders: false }, user);
@@ -286,7 +287,7 @@ describe('get_folder_contents', () => {
   });
 
   it('refuses an unknown folder and a UUID', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     expect(await run('get_folder_contents', { folder_id: 'Nowhere' }, user)).toMatchObject({ success: false });
     const uuid = await run('get_folder_contents', { folder_id: randomUUID() }, user);
     expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('ref') });

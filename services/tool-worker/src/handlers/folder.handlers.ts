@@ -1,4 +1,6 @@
-import { fail, nameKey, ok } from '@assistant/shared';
+import { nameKey, ok } from '@assistant/shared';
+import { listLines, listRows } from './entity-list';
+import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural } from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
 
 interface FolderRow {
@@ -7,14 +9,6 @@ interface FolderRow {
   parent_id: string | null;
 }
 
-interface Item {
-  ref: string;
-  label: string;
-}
-
-/** Longest list get_folder_contents returns per kind: a result must fit in the model's context. */
-const LIST_LIMIT = 100;
-
 export const folderHandlers: Pick<
   ToolHandlers,
   'create_folder' | 'rename_folder' | 'delete_folder' | 'get_folder_contents'
@@ -22,14 +16,9 @@ export const folderHandlers: Pick<
   async create_folder(args, ctx) {
     const parent = args.parent_folder_id ? await ctx.refs.resolve('folder', args.parent_folder_id, ctx.db) : undefined;
     const parentId = parent?.id ?? null;
-    await lockFolderNames(ctx);
-    const existing = await findSibling(ctx, parentId, args.name, ctx.entityId);
-    if (existing) {
-      const ref = await ctx.refs.refFor('folder', existing.id);
-      return fail(`A folder named "${existing.name}" already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
-        folder_id: ref,
-      });
-    }
+    await lockNames(ctx, 'folder');
+    const existing = await findSameName(ctx, 'folder', args.name, ctx.entityId, { column: 'parent_id', id: parentId });
+    if (existing) return alreadyExists(ctx, 'folder', existing, 'named');
     await ctx.db.query(
       `INSERT INTO folders (id, user_id, parent_id, name, name_key) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO NOTHING`,
@@ -47,17 +36,10 @@ export const folderHandlers: Pick<
 
   async rename_folder(args, ctx) {
     const target = await ctx.refs.resolve('folder', args.folder_id, ctx.db);
-    await lockFolderNames(ctx);
+    await lockNames(ctx, 'folder');
     const folder = await loadFolder(ctx, target.id);
-    const clash = await findSibling(ctx, folder.parent_id, args.new_name, folder.id);
-    if (clash) {
-      const ref = await ctx.refs.refFor('folder', clash.id);
-      return fail(
-        `Another folder named "${clash.name}" already exists next to it [ID: ${ref}].`,
-        `Choose a different name, or use ${ref} if that is the folder you meant.`,
-        { folder_id: target.ref, existing_folder_id: ref },
-      );
-    }
+    const clash = await findSameName(ctx, 'folder', args.new_name, folder.id, { column: 'parent_id', id: folder.parent_id });
+    if (clash) return nameTaken(ctx, 'folder', target, clash, 'named', { where: ' next to it', advice: 'Choose a different name' });
     await ctx.db.query('UPDATE folders SET name = $3, name_key = $4, updated_at = NOW() WHERE id = $1 AND user_id = $2', [
       folder.id,
       ctx.userId,
@@ -103,21 +85,20 @@ export const folderHandlers: Pick<
     const documents = await listItems(
       ctx,
       'document',
-      'SELECT id, title AS label, count(*) OVER ()::int AS total FROM documents WHERE user_id = $1 AND folder_id = $2 ORDER BY title_key, title',
+      'title AS label',
+      'documents WHERE user_id = $1 AND folder_id = $2 ORDER BY title_key, title',
       folder.id,
     );
     const subfolders =
       (args.include_subfolders ?? true)
-        ? await listItems(
-            ctx,
-            'folder',
-            'SELECT id, name AS label, count(*) OVER ()::int AS total FROM folders WHERE user_id = $1 AND parent_id = $2 ORDER BY name_key, name',
-            folder.id,
-          )
+        ? await listItems(ctx, 'folder', 'name AS label', 'folders WHERE user_id = $1 AND parent_id = $2 ORDER BY name_key, name', folder.id)
         : undefined;
 
     const counts = [plural(documents.total, 'document'), ...(subfolders ? [plural(subfolders.total, 'subfolder')] : [])];
-    const lines = [...itemLines(documents, 'documents'), ...(subfolders ? itemLines(subfolders, 'subfolders') : [])];
+    const lines = [
+      ...listLines(documents.items, documents.total, 'documents'),
+      ...(subfolders ? listLines(subfolders.items, subfolders.total, 'subfolders') : []),
+    ];
     const empty = documents.total + (subfolders?.total ?? 0) === 0;
     return ok(
       [`Folder "${folder.label}" [ID: ${folder.ref}] has ${counts.join(' and ')}.`, ...lines].join('\n'),
@@ -134,33 +115,8 @@ export const folderHandlers: Pick<
   },
 };
 
-/**
- * Serialises one user's folder creates and renames: without it two parallel create_folder("Work")
- * calls could both pass the duplicate check before either commits.
- */
-async function lockFolderNames(ctx: ToolContext): Promise<void> {
-  await ctx.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`folders:${ctx.userId}`]);
-}
-
-/** A folder with the same folded name under the same parent (or also at top level), other than exceptId. */
-async function findSibling(ctx: ToolContext, parentId: string | null, name: string, exceptId: string) {
-  const found = await ctx.db.query<FolderRow>(
-    `SELECT id, name, parent_id FROM folders
-     WHERE user_id = $1 AND parent_id IS NOT DISTINCT FROM $2::uuid AND name_key = $3 AND id <> $4
-     ORDER BY created_at LIMIT 1`,
-    [ctx.userId, parentId, nameKey(name), exceptId],
-  );
-  return found.rows[0];
-}
-
-async function loadFolder(ctx: ToolContext, id: string): Promise<FolderRow> {
-  const found = await ctx.db.query<FolderRow>('SELECT id, name, parent_id FROM folders WHERE id = $1 AND user_id = $2', [
-    id,
-    ctx.userId,
-  ]);
-  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
-  if (!found.rows[0]) throw new Error('folder row not found for this user');
-  return found.rows[0];
+function loadFolder(ctx: ToolContext, id: string): Promise<FolderRow> {
+  return loadOwnRow<FolderRow>(ctx, 'folder', 'SELECT id, name, parent_id FROM folders WHERE id = $1 AND user_id = $2', id);
 }
 
 async function folderFields(ctx: ToolContext, folder: FolderRow) {
@@ -169,25 +125,8 @@ async function folderFields(ctx: ToolContext, folder: FolderRow) {
   return { folder_id, name: folder.name, ...(parent_folder_id ? { parent_folder_id } : {}) };
 }
 
-async function listItems(ctx: ToolContext, entity: 'folder' | 'document', sql: string, folderId: string) {
-  const found = await ctx.db.query<{ id: string; label: string; total: number }>(`${sql} LIMIT ${LIST_LIMIT}`, [
-    ctx.userId,
-    folderId,
-  ]);
-  const refs = await ctx.refs.refsFor(
-    entity,
-    found.rows.map((row) => row.id),
-  );
-  const items: Item[] = found.rows.map((row) => ({ ref: refs.get(row.id) as string, label: row.label }));
-  return { items, total: found.rows[0]?.total ?? 0 };
-}
-
-function itemLines(list: { items: Item[]; total: number }, noun: string): string[] {
-  const lines = list.items.map((item) => `- "${item.label}" [ID: ${item.ref}]`);
-  const hidden = list.total - list.items.length;
-  return hidden > 0 ? [...lines, `- … and ${hidden} more ${noun}`] : lines;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+/** The folder's documents or subfolders, as refs and labels. */
+async function listItems(ctx: ToolContext, entity: 'folder' | 'document', label: string, rest: string, folderId: string) {
+  const { rows, refs, total } = await listRows<{ id: string; label: string }>(ctx, entity, `id, ${label}`, rest, [ctx.userId, folderId]);
+  return { items: rows.map((row) => ({ ref: refs.get(row.id) as string, label: row.label })), total };
 }

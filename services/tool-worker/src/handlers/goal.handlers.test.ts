@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { toolCatalog, type ToolResult } from '@assistant/shared';
 import { goalHandlers } from './goal.handlers';
 import { habitHandlers } from './habit.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness({ ...goalHandlers, save_habit: habitHandlers.save_habit });
 
@@ -39,7 +40,7 @@ afterAll(async () => {
 
 describe('create_goal', () => {
   it('creates a goal with a date and a habit, answering with both refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('save_habit', { name: 'Corrida' }, user);
     const result = await run('create_goal', { title: 'Run 10k', target_date: '2030-12-31', habit_id: 'corrida' }, user);
     expect(result).toEqual({
@@ -55,7 +56,7 @@ describe('create_goal', () => {
   });
 
   it('inserts one row when a create is retried with the same entity id', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
     const first = await run('create_goal', { title: 'Read 20 books' }, user, entityId);
     expect(first.message).toBe('Goal "Read 20 books" created [ID: goal_1].');
@@ -64,7 +65,7 @@ describe('create_goal', () => {
   });
 
   it('refuses a title already used, ignoring case and accents', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createGoal(user, 'Aprender violão');
     const result = await run('create_goal', { title: 'APRENDER VIOLAO' }, user);
     expect(result).toEqual({
@@ -76,7 +77,7 @@ describe('create_goal', () => {
   });
 
   it('refuses an unknown habit and a UUID habit, creating nothing', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     expect(await run('create_goal', { title: 'Calm', habit_id: 'habit_4' }, user)).toMatchObject({ success: false });
     expect(await run('create_goal', { title: 'Calm', habit_id: randomUUID() }, user)).toMatchObject({
       success: false,
@@ -94,7 +95,7 @@ describe('create_goal', () => {
 
 describe('list_goals', () => {
   it('lists goals by target date, undated last, with refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('save_habit', { name: 'Yoga' }, user);
     await createGoal(user, 'Someday');
     await createGoal(user, 'Flexible', { target_date: '2030-06-01', habit_id: 'habit_1' });
@@ -111,8 +112,8 @@ describe('list_goals', () => {
   });
 
   it("says when there are none, and never lists another user's goals", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createGoal(owner, 'Secret');
     expect(await run('list_goals', {}, other)).toMatchObject({ success: true, goals: [], message: 'There are no goals yet.' });
   });
@@ -120,7 +121,7 @@ describe('list_goals', () => {
 
 describe('update_goal', () => {
   it('renames by ref and clears the date, keeping the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createGoal(user, 'Run 5k', { target_date: '2030-01-01' });
     const result = await run('update_goal', { goal_id: 'goal_1', title: 'Run 10k', target_date: null }, user);
     expect(result).toEqual({
@@ -134,7 +135,7 @@ describe('update_goal', () => {
   });
 
   it('finds the goal by title ignoring case and accents, and links a habit', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createGoal(user, 'Aprender violão');
     await run('save_habit', { name: 'Practice' }, user);
     const result = await run('update_goal', { goal_id: 'aprender VIOLAO', habit_id: 'practice', target_date: '2031-01-31' }, user);
@@ -143,7 +144,7 @@ describe('update_goal', () => {
   });
 
   it('refuses an unknown and an ambiguous goal, a UUID, and the title of another goal', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createGoal(user, 'Run');
     await createGoal(user, 'Swim');
     await harness.pool.query(
@@ -166,8 +167,8 @@ describe('update_goal', () => {
   });
 
   it("cannot see or change another user's goal, by title, by a planted ref or by its UUID", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createGoal(owner, 'Secret');
     const stored = await harness.pool.query<{ id: string }>('SELECT id FROM goals WHERE user_id = $1', [owner.userId]);
     const id = stored.rows[0]?.id as string;
@@ -181,7 +182,7 @@ describe('update_goal', () => {
 
 describe('delete_goal', () => {
   it('deletes by title, and then no longer knows the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createGoal(user, 'Meditação diária');
     const result = await run('delete_goal', { goal_id: 'meditacao diaria' }, user);
     expect(result).toEqual({

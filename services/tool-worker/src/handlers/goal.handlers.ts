@@ -1,6 +1,7 @@
 import { nameKey, ok } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
-import { alreadyExists, findSameName, habitPart, LIST_LIMIT, listLines, lockNames, nameTaken, resolveHabitLink } from './entity-support';
+import { listEntities } from './entity-list';
+import { alreadyExists, findSameName, habitPart, loadOwnRow, lockNames, nameTaken, resolveHabitLink } from './entity-support';
 
 interface GoalRow {
   id: string;
@@ -73,36 +74,21 @@ export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'd
   },
 
   async list_goals(_args, ctx) {
-    const found = await ctx.db.query<GoalRow & { total: number }>(
-      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM ${FROM}
-       WHERE g.user_id = $1 ORDER BY g.target_date NULLS LAST, g.title_key LIMIT ${LIST_LIMIT}`,
-      [ctx.userId],
-    );
-    if (found.rows.length === 0) return ok('There are no goals yet.', { goals: [] }, 'To add one, call create_goal.');
-    const refs = await ctx.refs.refsFor(
-      'goal',
-      found.rows.map((row) => row.id),
-    );
-    const habitRefs = await ctx.refs.refsFor(
-      'habit',
-      found.rows.flatMap((row) => (row.habit_id ? [row.habit_id] : [])),
-    );
-    const goals = found.rows.map((row) => fieldsOf(row, refs.get(row.id) as string, row.habit_id ? habitRefs.get(row.habit_id) : undefined));
-    const total = found.rows[0]?.total ?? goals.length;
-    const lines = listLines(
-      goals.map((goal) => ({ ref: goal.goal_id, label: goal.title, ...(goal.target_date ? { details: `by ${goal.target_date}` } : {}) })),
-      total,
-      'goals',
-    );
-    return ok([`There ${total === 1 ? 'is 1 goal' : `are ${total} goals`}:`, ...lines].join('\n'), { goals }, 'To change one, pass its goal_id.');
+    return listEntities(ctx, {
+      entity: 'goal',
+      columns: COLUMNS,
+      rest: `${FROM} WHERE g.user_id = $1 ORDER BY g.target_date NULLS LAST, g.title_key`,
+      params: [ctx.userId],
+      none: { text: 'There are no goals yet.', hint: 'To add one, call create_goal.' },
+      fields: fieldsOf,
+      line: (goal: GoalRow) => ({ label: goal.title, ...(goal.target_date ? { details: `by ${goal.target_date}` } : {}) }),
+      hint: 'To change one, pass its goal_id.',
+    });
   },
 };
 
-async function loadGoal(ctx: ToolContext, id: string): Promise<GoalRow> {
-  const found = await ctx.db.query<GoalRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE g.id = $1 AND g.user_id = $2`, [id, ctx.userId]);
-  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
-  if (!found.rows[0]) throw new Error('goal row not found for this user');
-  return found.rows[0];
+function loadGoal(ctx: ToolContext, id: string): Promise<GoalRow> {
+  return loadOwnRow<GoalRow>(ctx, 'goal', `SELECT ${COLUMNS} FROM ${FROM} WHERE g.id = $1 AND g.user_id = $2`, id);
 }
 
 async function goalFields(ctx: ToolContext, goal: GoalRow) {

@@ -3,7 +3,8 @@ import { toolCatalog, type ToolResult } from '@assistant/shared';
 import { goalHandlers } from './goal.handlers';
 import { habitHandlers } from './habit.handlers';
 import { reminderHandlers } from './reminder.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness({
   ...habitHandlers,
@@ -43,7 +44,7 @@ afterAll(async () => {
 
 describe('save_habit', () => {
   it('saves a habit and answers with its ref, fields, message and next step', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const result = await run('save_habit', { name: ' Meditação ', frequency: 'daily', description: 'Ten minutes' }, user);
     expect(result).toEqual({
       success: true,
@@ -58,7 +59,7 @@ describe('save_habit', () => {
   });
 
   it('inserts one row when a create is retried with the same entity id', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
     const first = await run('save_habit', { name: 'Yoga' }, user, entityId);
     const retry = await run('save_habit', { name: 'Yoga' }, user, entityId);
@@ -67,7 +68,7 @@ describe('save_habit', () => {
   });
 
   it('refuses a name already used, ignoring case and accents, pointing at the existing habit', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Meditação');
     const result = await run('save_habit', { name: 'MEDITACAO' }, user);
     expect(result).toEqual({
@@ -80,7 +81,7 @@ describe('save_habit', () => {
   });
 
   it('lets only one of two parallel saves of the same name through', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const results = await Promise.all([run('save_habit', { name: 'Read' }, user), run('save_habit', { name: 'read' }, user)]);
     expect(results.map((result) => result.success).sort()).toEqual([false, true]);
     expect(await habits(user)).toHaveLength(1);
@@ -95,7 +96,7 @@ describe('save_habit', () => {
 
 describe('list_habits', () => {
   it('lists habits by name with refs, frequency and description', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Yoga', { frequency: 'weekly' });
     await saveHabit(user, 'meditação', { description: 'Morning' });
     const result = await run('list_habits', {}, user);
@@ -111,8 +112,8 @@ describe('list_habits', () => {
   });
 
   it("says when there are none, and never lists another user's habits", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await saveHabit(owner, 'Secret');
     expect(await run('list_habits', {}, other)).toMatchObject({ success: true, habits: [], message: 'There are no habits yet.' });
   });
@@ -120,7 +121,7 @@ describe('list_habits', () => {
 
 describe('update_habit', () => {
   it('renames by ref, keeping the ref, and reports what changed', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Meditação', { frequency: 'daily' });
     const result = await run('update_habit', { habit_id: 'habit_1', name: 'Meditação guiada' }, user);
     expect(result).toEqual({
@@ -135,7 +136,7 @@ describe('update_habit', () => {
   });
 
   it('finds the habit by name ignoring case and accents, and sets or clears fields', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Meditação', { frequency: 'daily', description: 'Calm' });
     const result = await run('update_habit', { habit_id: 'meditacao', frequency: 'weekdays', description: null }, user);
     expect(result).toMatchObject({ success: true, habit_id: 'habit_1', frequency: 'weekdays' });
@@ -145,7 +146,7 @@ describe('update_habit', () => {
   });
 
   it('allows a change of case only, but refuses the name of another habit', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'yoga');
     await saveHabit(user, 'Run');
     expect(await run('update_habit', { habit_id: 'habit_1', name: 'Yoga' }, user)).toMatchObject({ success: true, name: 'Yoga' });
@@ -155,7 +156,7 @@ describe('update_habit', () => {
   });
 
   it('refuses an unknown name or ref, listing candidates with refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Yoga');
     const byName = await run('update_habit', { habit_id: 'Swimming', name: 'Swim' }, user);
     expect(byName).toMatchObject({ success: false, candidates: [{ ref: 'habit_1', name: 'Yoga' }] });
@@ -166,7 +167,7 @@ describe('update_habit', () => {
   });
 
   it('refuses an ambiguous name, listing both habits', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     // Two habits can share a folded name only if written outside the tools (older data, imports).
     await harness.pool.query(
       `INSERT INTO habits (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Walk', 'walk'), (gen_random_uuid(), $1, 'walk', 'walk')`,
@@ -178,7 +179,7 @@ describe('update_habit', () => {
   });
 
   it('refuses a UUID with a hint to use the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Yoga');
     const stored = await harness.pool.query<{ id: string }>('SELECT id FROM habits WHERE user_id = $1', [user.userId]);
     const result = await run('update_habit', { habit_id: stored.rows[0]?.id, name: 'Pilates' }, user);
@@ -194,8 +195,8 @@ describe('update_habit', () => {
   });
 
   it("cannot see or change another user's habit, by name, by a planted ref or by its UUID", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await saveHabit(owner, 'Secret');
     const byName = await run('update_habit', { habit_id: 'Secret', name: 'Mine' }, other);
     expect(byName).toMatchObject({ success: false, error: 'No habit named "Secret" was found.' });
@@ -210,7 +211,7 @@ describe('update_habit', () => {
 
 describe('delete_habit', () => {
   it('deletes by name, keeping its reminders and goals unlinked, and then no longer knows the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Meditação');
     const at = new Date(Date.now() + 86_400_000).toISOString();
     expect(await run('create_reminder', { text: 'Meditate', at, habit_id: 'habit_1' }, user)).toMatchObject({ success: true });
@@ -234,8 +235,8 @@ describe('delete_habit', () => {
   });
 
   it("does not delete another user's habit", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await saveHabit(owner, 'Yoga');
     expect(await run('delete_habit', { habit_id: 'Yoga' }, other)).toMatchObject({ success: false });
     expect(await habits(owner)).toHaveLength(1);

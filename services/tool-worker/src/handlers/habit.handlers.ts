@@ -1,6 +1,7 @@
 import { nameKey, ok } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
-import { alreadyExists, findSameName, LIST_LIMIT, listLines, lockNames, nameTaken, plural } from './entity-support';
+import { listEntities } from './entity-list';
+import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural } from './entity-support';
 
 interface HabitRow {
   id: string;
@@ -81,31 +82,21 @@ export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | '
   },
 
   async list_habits(_args, ctx) {
-    const found = await ctx.db.query<HabitRow & { total: number }>(
-      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM habits WHERE user_id = $1 ORDER BY name_key, name LIMIT ${LIST_LIMIT}`,
-      [ctx.userId],
-    );
-    if (found.rows.length === 0) return ok('There are no habits yet.', { habits: [] }, 'To add one, call save_habit.');
-    const refs = await ctx.refs.refsFor(
-      'habit',
-      found.rows.map((row) => row.id),
-    );
-    const habits = found.rows.map((row) => fieldsOf(row, refs.get(row.id) as string));
-    const total = found.rows[0]?.total ?? habits.length;
-    const lines = listLines(
-      habits.map((habit) => ({ ref: habit.habit_id, label: habit.name, ...(habit.frequency ? { details: `(${habit.frequency})` } : {}) })),
-      total,
-      'habits',
-    );
-    return ok([`There ${total === 1 ? 'is 1 habit' : `are ${total} habits`}:`, ...lines].join('\n'), { habits }, 'To change one, pass its habit_id.');
+    return listEntities(ctx, {
+      entity: 'habit',
+      columns: COLUMNS,
+      rest: 'habits WHERE user_id = $1 ORDER BY name_key, name',
+      params: [ctx.userId],
+      none: { text: 'There are no habits yet.', hint: 'To add one, call save_habit.' },
+      fields: fieldsOf,
+      line: (habit: HabitRow) => ({ label: habit.name, ...(habit.frequency ? { details: `(${habit.frequency})` } : {}) }),
+      hint: 'To change one, pass its habit_id.',
+    });
   },
 };
 
-async function loadHabit(ctx: ToolContext, id: string): Promise<HabitRow> {
-  const found = await ctx.db.query<HabitRow>(`SELECT ${COLUMNS} FROM habits WHERE id = $1 AND user_id = $2`, [id, ctx.userId]);
-  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
-  if (!found.rows[0]) throw new Error('habit row not found for this user');
-  return found.rows[0];
+function loadHabit(ctx: ToolContext, id: string): Promise<HabitRow> {
+  return loadOwnRow<HabitRow>(ctx, 'habit', `SELECT ${COLUMNS} FROM habits WHERE id = $1 AND user_id = $2`, id);
 }
 
 async function habitFields(ctx: ToolContext, habit: HabitRow) {

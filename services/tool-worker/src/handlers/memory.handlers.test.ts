@@ -1,6 +1,7 @@
 import { DEFAULT_PROFILE, SECTION_CAP, toolCatalog, type ToolResult } from '@assistant/shared';
 import { memoryHandlers } from './memory.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness(memoryHandlers);
 
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 describe('remember', () => {
   it('appends one fact per line to MEMORY, creating the profile with its defaults when missing', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const first = await run('remember', { content: ' I prefer tea ' }, user);
     expect(first).toEqual({
       success: true,
@@ -40,8 +41,8 @@ describe('remember', () => {
   });
 
   it('keeps what MEMORY already holds, and only touches the calling user', async () => {
-    const user = await harness.newUser();
-    const other = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await harness.pool.query("INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, '## 2026-01-01\nLikes jazz\n\n'), ($2, 'Theirs')", [
       user.userId,
       other.userId,
@@ -52,7 +53,7 @@ describe('remember', () => {
   });
 
   it('says when MEMORY has grown past what the model is shown', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await harness.pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [user.userId, 'x'.repeat(SECTION_CAP)]);
     const result = await run('remember', { content: 'One more' }, user);
     expect(result.next_step).toContain('update_profile');
@@ -66,7 +67,7 @@ describe('remember', () => {
 
 describe('update_profile', () => {
   it('replaces one section and leaves the others', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('remember', { content: 'Likes tea' }, user);
     const result = await run('update_profile', { section: 'soul', content: 'Cheerful and brief.' }, user);
     expect(result).toEqual({

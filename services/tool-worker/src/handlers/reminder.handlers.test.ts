@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { reminderFireJobId, toolCatalog, type OutboxEntry, type ToolResult } from '@assistant/shared';
 import { habitHandlers } from './habit.handlers';
 import { reminderHandlers } from './reminder.handlers';
-import { containsUuidAnywhere, ToolHarness, type TestUser } from './test-support';
+import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
+import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
 
 const harness = new ToolHarness({ ...reminderHandlers, save_habit: habitHandlers.save_habit });
 
@@ -49,7 +50,7 @@ afterAll(async () => {
 
 describe('create_reminder', () => {
   it('creates a reminder for a habit, answering with both refs, and schedules its firing after the commit', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('save_habit', { name: 'Meditação' }, user);
     const at = '2031-05-01T07:00:00-03:00';
     const result = await run('create_reminder', { text: 'Meditate', at, habit_id: 'meditacao', repeat: 'daily' }, user);
@@ -73,7 +74,7 @@ describe('create_reminder', () => {
   });
 
   it('inserts one row and names one job when a create is retried with the same entity id', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
     const first = await run('create_reminder', { text: 'Water', at: inHours(2) }, user, entityId);
     const retry = await run('create_reminder', { text: 'Water', at: first.at }, user, entityId);
@@ -83,7 +84,7 @@ describe('create_reminder', () => {
   });
 
   it('refuses the same text at the same time, but allows it at another time', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const at = inHours(3);
     await createReminder(user, 'Water', at);
     const result = await run('create_reminder', { text: 'WATER', at }, user);
@@ -97,7 +98,7 @@ describe('create_reminder', () => {
   });
 
   it('refuses a time in the past, telling the model the current time', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const result = await run('create_reminder', { text: 'Late', at: '2020-01-01T00:00:00Z' }, user);
     expect(result).toMatchObject({ success: false, error: 'The time 2020-01-01T00:00:00Z is in the past.' });
     expect(result.hint).toMatch(/^It is now \d{4}-/);
@@ -105,7 +106,7 @@ describe('create_reminder', () => {
   });
 
   it('refuses an unknown, an ambiguous or a UUID habit, creating nothing', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await harness.pool.query(
       `INSERT INTO habits (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Walk', 'walk'), (gen_random_uuid(), $1, 'walk', 'walk')`,
       [user.userId],
@@ -134,7 +135,7 @@ describe('create_reminder', () => {
 
 describe('list_reminders', () => {
   it('lists reminders soonest first with refs, times, repetition and habit refs', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('save_habit', { name: 'Yoga' }, user);
     await createReminder(user, 'Later', '2031-01-02T08:00:00Z');
     await createReminder(user, 'Stretch', '2031-01-01T08:00:00Z', { habit_id: 'habit_1', repeat: 'weekly' });
@@ -155,8 +156,8 @@ describe('list_reminders', () => {
   });
 
   it("says when there are none, and never lists another user's reminders", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createReminder(owner, 'Secret', inHours(1));
     expect(await run('list_reminders', {}, other)).toMatchObject({ success: true, reminders: [], message: 'There are no reminders.' });
   });
@@ -164,7 +165,7 @@ describe('list_reminders', () => {
 
 describe('update_reminder', () => {
   it('moves a reminder by ref: the old job is cancelled and a job for the new time scheduled', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createReminder(user, 'Water', '2031-03-01T09:00:00Z');
     const result = await run('update_reminder', { reminder_id: 'reminder_1', at: '2031-03-01T10:30:00Z', repeat: 'daily' }, user);
     expect(result).toEqual({
@@ -187,7 +188,7 @@ describe('update_reminder', () => {
   });
 
   it('finds a reminder by text ignoring case and accents; changing only the text schedules nothing new', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await run('save_habit', { name: 'Yoga' }, user);
     await createReminder(user, 'Meditação', inHours(5), { habit_id: 'habit_1' });
     const result = await run('update_reminder', { reminder_id: 'MEDITACAO', text: 'Meditação guiada', habit_id: null }, user);
@@ -199,7 +200,7 @@ describe('update_reminder', () => {
   });
 
   it('links a reminder to a habit, reporting the habit by its ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await createReminder(user, 'Breathe', inHours(5));
     await run('save_habit', { name: 'Meditação' }, user);
     const result = await run('update_reminder', { reminder_id: 'breathe', habit_id: 'habit_1' }, user);
@@ -208,7 +209,7 @@ describe('update_reminder', () => {
   });
 
   it('refuses an unknown and an ambiguous reminder, a UUID, a past time, and a clash with another reminder', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const at = inHours(6);
     await createReminder(user, 'Water', at);
     await createReminder(user, 'Water', inHours(7));
@@ -236,8 +237,8 @@ describe('update_reminder', () => {
   });
 
   it("cannot see or change another user's reminder, by text, by a planted ref or by its UUID", async () => {
-    const owner = await harness.newUser();
-    const other = await harness.newUser();
+    const owner = await insertTestUser(harness.pool);
+    const other = await insertTestUser(harness.pool);
     await createReminder(owner, 'Secret', inHours(1));
     const [row] = await reminders(owner);
     expect(await run('update_reminder', { reminder_id: 'Secret', text: 'Mine' }, other)).toMatchObject({ success: false });
@@ -253,7 +254,7 @@ describe('update_reminder', () => {
 
 describe('delete_reminder', () => {
   it('deletes by text, cancelling its job, and then no longer knows the ref', async () => {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     const at = inHours(8);
     await createReminder(user, 'Water', at);
     const [row] = await reminders(user);
@@ -275,7 +276,7 @@ describe('delete_reminder', () => {
 
 describe("times in the user's zone (docs/tools.md#times)", () => {
   async function userIn(zone: string): Promise<TestUser> {
-    const user = await harness.newUser();
+    const user = await insertTestUser(harness.pool);
     await harness.pool.query('INSERT INTO user_preferences (user_id, timezone) VALUES ($1, $2)', [user.userId, zone]);
     return user;
   }

@@ -16,7 +16,8 @@ import {
   type WallClock,
 } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
-import { habitPart, LIST_LIMIT, listLines, lockNames, resolveHabitLink } from './entity-support';
+import { listEntities } from './entity-list';
+import { habitPart, loadOwnRow, lockNames, resolveHabitLink } from './entity-support';
 
 interface ReminderRow {
   id: string;
@@ -132,32 +133,17 @@ export const reminderHandlers: Pick<
 
   async list_reminders(_args, ctx) {
     const zone = await userTimeZone(ctx.db, ctx.userId);
-    const found = await ctx.db.query<ReminderRow & { total: number }>(
-      `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM ${FROM}
-       WHERE r.user_id = $1 ORDER BY r.at, r.text_key LIMIT ${LIST_LIMIT}`,
-      [ctx.userId],
-    );
-    if (found.rows.length === 0) return ok('There are no reminders.', { reminders: [] }, 'To set one, call create_reminder.');
-    const refs = await ctx.refs.refsFor(
-      'reminder',
-      found.rows.map((row) => row.id),
-    );
-    const habitRefs = await ctx.refs.refsFor(
-      'habit',
-      found.rows.flatMap((row) => (row.habit_id ? [row.habit_id] : [])),
-    );
-    const reminders = found.rows.map((row) => fieldsOf(row, zone, refs.get(row.id) as string, row.habit_id ? habitRefs.get(row.habit_id) : undefined));
-    const total = found.rows[0]?.total ?? reminders.length;
-    const lines = listLines(
-      found.rows.map((row, i) => ({ ref: reminders[i]?.reminder_id as string, label: row.text, details: `${whenPart(row, zone)}${repeatPart(row)}` })),
-      total,
-      'reminders',
-    );
-    return ok(
-      [`There ${total === 1 ? 'is 1 reminder' : `are ${total} reminders`}, soonest first (times in ${zone}):`, ...lines].join('\n'),
-      { reminders },
-      'To change or cancel one, pass its reminder_id.',
-    );
+    return listEntities(ctx, {
+      entity: 'reminder',
+      columns: COLUMNS,
+      rest: `${FROM} WHERE r.user_id = $1 ORDER BY r.at, r.text_key`,
+      params: [ctx.userId],
+      none: { text: 'There are no reminders.', hint: 'To set one, call create_reminder.' },
+      note: `, soonest first (times in ${zone})`,
+      fields: (row: ReminderRow, ref, habitRef) => fieldsOf(row, zone, ref, habitRef),
+      line: (row: ReminderRow) => ({ label: row.text, details: `${whenPart(row, zone)}${repeatPart(row)}` }),
+      hint: 'To change or cancel one, pass its reminder_id.',
+    });
   },
 };
 
@@ -199,11 +185,8 @@ async function findSameReminder(ctx: ToolContext, text: string, at: Date, except
 }
 
 /** Locks the row: a firing that moves `at` and an update of `at` must not interleave. */
-async function loadReminder(ctx: ToolContext, id: string): Promise<ReminderRow> {
-  const found = await ctx.db.query<ReminderRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE r.id = $1 AND r.user_id = $2 FOR UPDATE OF r`, [id, ctx.userId]);
-  // Not a model error: the row vanished under us (or the reserved id is taken); a retry sorts it out.
-  if (!found.rows[0]) throw new Error('reminder row not found for this user');
-  return found.rows[0];
+function loadReminder(ctx: ToolContext, id: string): Promise<ReminderRow> {
+  return loadOwnRow<ReminderRow>(ctx, 'reminder', `SELECT ${COLUMNS} FROM ${FROM} WHERE r.id = $1 AND r.user_id = $2 FOR UPDATE OF r`, id);
 }
 
 async function reminderFields(ctx: ToolContext, reminder: ReminderRow, zone: string) {

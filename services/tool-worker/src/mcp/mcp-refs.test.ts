@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { RefRegistry, ToolInputError, UUID_PATTERN } from '@assistant/shared';
-import { ToolHarness } from '../handlers/test-support';
+import { insertTestUser, testDb } from '../../../../tests/helpers/db';
 import { McpRefs } from './mcp-refs';
 
-const harness = new ToolHarness({});
-afterAll(() => harness.pool.end());
+const pool = testDb();
+afterAll(() => pool.end());
 
 async function refsFor(server: string) {
-  const user = await harness.newUser();
-  return new McpRefs(new RefRegistry(harness.pool, user.sessionId, user.userId), server);
+  const user = await insertTestUser(pool);
+  return new McpRefs(new RefRegistry(pool, user.sessionId, user.userId), server);
 }
 
 describe('McpRefs', () => {

@@ -1,2 +1,0 @@
-// Shared with `npm run bench`.
-export * from '../../scripts/lib/system';
