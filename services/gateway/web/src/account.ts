@@ -1,18 +1,10 @@
+import type { Budget, UsageDay } from '@assistant/shared';
 import type { Api } from './api.js';
 import { button, byId, el, errorText } from './dom.js';
 
-interface UsageDay {
-  date: string;
-  turns: number;
-  model_calls: number;
-  prompt_tokens: number;
-  cached_prompt_tokens: number;
-  completion_tokens: number;
-}
-
 interface Usage {
   days: UsageDay[];
-  budget: { daily_tokens: number; used_today: number };
+  budget: Budget;
 }
 
 interface ApiKey {
