@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MediaRef } from '../channels/media-download';
 import type { DbClient } from '../db';
 import { withTransaction } from '../db';
@@ -21,13 +22,20 @@ export interface NewTurn {
 
 /**
  * A message becomes a `queued` turn, inside the caller's transaction (the session row locked),
- * with the job that starts it once it heads its session's lane. The caller publishes the outbox.
+ * with the job that starts it once it heads its session's lane in its outbox, written with the
+ * row. The caller publishes those entries after the commit.
  */
-export async function createTurn(client: DbClient, input: NewTurn): Promise<string> {
-  const turn = await client.query<{ id: string }>(
-    `INSERT INTO turns (user_id, session_id, session_key, input, origin, attachment, start_after)
-     VALUES ($1, $2, $3, $4, $5, $6, NOW() + make_interval(secs => $7::float8 / 1000)) RETURNING id`,
+export async function createTurn(client: DbClient, input: NewTurn): Promise<{ id: string; owed: OutboxEntry[] }> {
+  const id = randomUUID();
+  const owed = [
+    outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
+    ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
+  ];
+  await client.query(
+    `INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after, outbox)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000), $9)`,
     [
+      id,
       input.userId,
       input.sessionId,
       input.sessionKey,
@@ -35,14 +43,10 @@ export async function createTurn(client: DbClient, input: NewTurn): Promise<stri
       input.origin ? JSON.stringify(input.origin) : null,
       input.attachment ? JSON.stringify(input.attachment) : null,
       input.startAfterMs ?? null,
+      JSON.stringify(owed),
     ],
   );
-  const id = (turn.rows[0] as { id: string }).id;
-  await appendOutbox(client, id, [
-    outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
-    ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
-  ]);
-  return id;
+  return { id, owed };
 }
 
 /**

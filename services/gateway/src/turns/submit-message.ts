@@ -1,4 +1,4 @@
-import { createTurn, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type Runtime } from '@assistant/shared';
+import { createTurn, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type OutboxEntry, type Runtime } from '@assistant/shared';
 import { applyIfBusy, type IfBusy } from './busy-session';
 
 export interface SubmittedMessage {
@@ -26,6 +26,8 @@ export interface PlacedMessage {
   turnId: string;
   /** Every turn whose outbox the caller flushes after committing (the answering one first). */
   touched: string[];
+  /** A new turn's outbox entries, which the caller may publish without reading them back. */
+  owed?: OutboxEntry[];
 }
 
 /**
@@ -46,7 +48,7 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
   const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
   const busy = await applyIfBusy(client, sessionId, ifBusy, input);
   if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
-  const id = await createTurn(client, {
+  const { id, owed } = await createTurn(client, {
     userId: input.userId,
     sessionId,
     sessionKey: input.sessionKey,
@@ -55,7 +57,7 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
     attachment: input.attachment,
     startAfterMs: input.startAfterMs,
   });
-  return { turnId: id, touched: [id, ...busy.cancelled] };
+  return { turnId: id, touched: [id, ...busy.cancelled], owed };
 }
 
 /**
@@ -63,9 +65,10 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
  * written only when it starts, so a client that connects to events_url right away misses nothing.
  */
 export async function submitMessage(runtime: Runtime, input: TurnInput): Promise<SubmittedMessage> {
-  const { turnId, touched } = await withTransaction(runtime.db, (client) => insertTurn(client, input));
+  const { turnId, touched, owed } = await withTransaction(runtime.db, (client) => insertTurn(client, input));
   // The cancelled turns' `done` and lane jobs first: the new turn starts when their lanes clear.
   for (const id of touched.slice(1)) await runtime.outbox.flush(id);
-  await runtime.outbox.flush(turnId);
+  if (owed) await runtime.outbox.publish(turnId, input.origin ?? null, owed);
+  else await runtime.outbox.flush(turnId);
   return { turn_id: turnId, session_key: input.sessionKey, events_url: `/v1/turns/${turnId}/events` };
 }
