@@ -42,6 +42,8 @@ export * from './turns/outbox-sweeper';
 export * from './time/local-time';
 export * from './time/repeat-schedule';
 export * from './reminders/reminder-times';
+export * from './reminders/reminder-jobs';
+export * from './digests/session-digest-jobs';
 export * from './context/turn-context';
 export * from './capacity/semaphore';
 export * from './usage/usage-store';

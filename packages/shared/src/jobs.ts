@@ -1,7 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
-import { jobId } from './queues';
-import { CHANNEL_EVENT_TYPES, outboxJob, type OutboxEntry } from './turns/outbox';
 
 /** Where a channel message goes: a Telegram chat, or a WhatsApp user. */
 export const channelAddressSchema = z.discriminatedUnion('channel', [
@@ -10,11 +8,16 @@ export const channelAddressSchema = z.discriminatedUnion('channel', [
 ]);
 export type ChannelAddress = z.infer<typeof channelAddressSchema>;
 
+/** Events of a channel turn that the chat must see: the answer, approvals, questions, failures. */
+export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
+
 /**
- * Job payloads, validated when enqueued and again when a worker takes them. Fields are added as
- * optional so jobs already waiting in Redis keep validating after an upgrade.
+ * Every queue, its jobs and their payloads: the one list of queue and job names (both are data
+ * stored in Redis, so renaming one needs a migration plan). Payloads are parsed when enqueued and
+ * again when a worker takes them; fields are added as optional so jobs already waiting in Redis
+ * keep validating after an upgrade.
  */
-export const jobSchemas = {
+export const jobCatalog = {
   'agent-turns': {
     /** Start the oldest queued turn of a session if none of its turns is active. */
     lane: z.object({ sessionId: z.uuid() }),
@@ -25,12 +28,6 @@ export const jobSchemas = {
   },
   'tool-calls': {
     'run-tool': z.object({ taskId: z.uuid(), turnId: z.uuid() }),
-  },
-  reminders: {
-    /** Post a reminder's text to its user's main session, if the reminder still fires at `at`. */
-    fire: z.object({ reminderId: z.uuid(), at: z.iso.datetime() }),
-    /** Remove the fire job for `at`, made stale by an update or delete (best effort). */
-    cancel: z.object({ reminderId: z.uuid(), at: z.iso.datetime() }),
   },
   deliveries: {
     /** A turn event for the chat the turn came from, queued by the outbox publisher (id: `deliver.<entry key>`). */
@@ -49,6 +46,12 @@ export const jobSchemas = {
     /** Text for a user on the channel identity they used last (reminders); the job id is the idempotency key. */
     notify: z.object({ userId: z.uuid(), text: z.string().min(1) }),
   },
+  reminders: {
+    /** Post a reminder's text to its user's main session, if the reminder still fires at `at`. */
+    fire: z.object({ reminderId: z.uuid(), at: z.iso.datetime() }),
+    /** Remove the fire job for `at`, made stale by an update or delete (best effort). */
+    cancel: z.object({ reminderId: z.uuid(), at: z.iso.datetime() }),
+  },
   'session-digests': {
     /** Summarise a session into MEMORY: when it is idle (re-armed by each message), or at once on reset. */
     digest: z.object({ sessionId: z.uuid(), reason: z.enum(['idle', 'reset']).optional() }),
@@ -59,14 +62,14 @@ export const jobSchemas = {
      */
     'erase-user': z.object({ userId: z.uuid() }),
   },
-} as const;
+} satisfies Record<string, Record<string, z.ZodObject>>;
 
-export type JobCatalog = typeof jobSchemas;
-export type JobQueueName = keyof JobCatalog;
-export type JobName<Q extends JobQueueName> = keyof JobCatalog[Q] & string;
-export type JobData<Q extends JobQueueName, N extends JobName<Q>> = z.infer<
-  JobCatalog[Q][N] extends z.ZodType ? JobCatalog[Q][N] : never
->;
+type JobCatalog = typeof jobCatalog;
+export type QueueName = keyof JobCatalog;
+export type JobName<Q extends QueueName> = keyof JobCatalog[Q] & string;
+export type JobData<Q extends QueueName, N extends JobName<Q>> = z.infer<JobCatalog[Q][N]>;
+
+export const QUEUE_NAMES = Object.keys(jobCatalog) as readonly QueueName[];
 
 /** A job no retry can fix (unknown name, payload that does not match its schema): BullMQ fails it at once. */
 export class InvalidJobError extends UnrecoverableError {
@@ -74,47 +77,13 @@ export class InvalidJobError extends UnrecoverableError {
 }
 
 /** Parses a job's data against its schema; an unknown name or bad payload cannot be retried. */
-export function parseJob<Q extends JobQueueName>(queue: Q, name: string, data: unknown) {
-  const schema = (jobSchemas[queue] as Record<string, z.ZodType>)[name];
+export function parseJob<Q extends QueueName, N extends JobName<Q>>(queue: Q, name: N, data: unknown): JobData<Q, N>;
+/** A name read from Redis or an outbox row, not yet known to be in the catalogue. */
+export function parseJob(queue: QueueName, name: string, data: unknown): Record<string, unknown>;
+export function parseJob(queue: QueueName, name: string, data: unknown): Record<string, unknown> {
+  const schema = (jobCatalog[queue] as Record<string, z.ZodObject>)[name];
   if (!schema) throw new InvalidJobError(`unknown job "${name}" on queue ${queue}`);
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new InvalidJobError(`invalid "${name}" job on ${queue}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
-}
-
-/**
- * The id of the job that fires a reminder at `at`: naming the time means a retry or a republished
- * outbox cannot schedule one firing twice, while a moved reminder gets a job of its own.
- */
-export function reminderFireJobId(reminderId: string, at: Date): string {
-  return jobId('reminder', `${reminderId}.${at.getTime()}`);
-}
-
-/** The delayed job that fires a reminder at `at`, for an outbox (or to enqueue after a commit). */
-export function reminderFireJob(reminderId: string, at: Date, now = Date.now()): OutboxEntry {
-  const data = jobSchemas.reminders.fire.parse({ reminderId, at: at.toISOString() });
-  return outboxJob('reminders', 'fire', data, { jobId: reminderFireJobId(reminderId, at), delayMs: Math.max(0, at.getTime() - now) });
-}
-
-export function reminderCancelJob(reminderId: string, at: Date): OutboxEntry {
-  return outboxJob('reminders', 'cancel', jobSchemas.reminders.cancel.parse({ reminderId, at: at.toISOString() }));
-}
-
-/**
- * The delayed digest of a session, re-armed by each of its messages: all share the session's
- * debounce id, so a new one replaces the one still waiting and the digest runs once the session
- * has been quiet for `idleSeconds`. The job id names the turn, so republishing is harmless.
- */
-export function sessionIdleDigestJob(sessionId: string, turnId: string, idleSeconds: number): OutboxEntry {
-  const data = jobSchemas['session-digests'].digest.parse({ sessionId, reason: 'idle' });
-  return outboxJob('session-digests', 'digest', data, {
-    jobId: jobId('digest-idle', turnId),
-    delayMs: idleSeconds * 1_000,
-    debounceId: jobId('digest', sessionId),
-  });
-}
-
-/** The one erasure job of a user: asking twice, or re-queuing after a crash, adds it once. */
-export function eraseUserJobId(userId: string): string {
-  return jobId('erase', userId);
 }

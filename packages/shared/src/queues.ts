@@ -1,9 +1,6 @@
-import { Queue, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type DefaultJobOptions, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-
-/** Queue names are data stored in Redis: renaming one needs a migration plan. */
-export const QUEUE_NAMES = ['agent-turns', 'tool-calls', 'deliveries', 'reminders', 'session-digests'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+import { parseJob, QUEUE_NAMES, type JobData, type JobName, type QueueName } from './jobs';
 
 /**
  * Finished jobs are kept for a while (never `removeOnComplete: true`: a waiter would fail with
@@ -29,6 +26,34 @@ export function createQueues(connection: Redis | ConnectionOptions, prefix: stri
       await Promise.all(entries.map(([, queue]) => queue.close()));
     },
   };
+}
+
+/**
+ * The way jobs enter a queue: the data is parsed against the catalogue first, so a payload its
+ * worker would reject fails here, at the producer, instead of waiting in Redis.
+ */
+export async function addJob<Q extends QueueName, N extends JobName<Q>>(
+  queues: Pick<Queues, Q>,
+  queue: Q,
+  name: N,
+  data: JobData<Q, N>,
+  options?: JobsOptions,
+): Promise<void> {
+  await addStoredJob(queues, queue, name, data, options);
+}
+
+/**
+ * `addJob` for a name and data read back from storage (an outbox entry, typed when it was built
+ * and JSON since): checked by the same parse, at run time only.
+ */
+export async function addStoredJob<Q extends QueueName>(
+  queues: Pick<Queues, Q>,
+  queue: Q,
+  name: string,
+  data: unknown,
+  options?: JobsOptions,
+): Promise<void> {
+  await queues[queue].add(name, parseJob(queue, name, data), options);
 }
 
 /** BullMQ refuses ':' and integer-only custom ids; ours are `<kind>.<uuid>`. */

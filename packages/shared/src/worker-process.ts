@@ -1,6 +1,6 @@
 import { Worker, type Processor } from 'bullmq';
 import { waitOutConnectionErrors } from './capacity/connection-patience';
-import type { QueueName } from './queues';
+import type { QueueName } from './jobs';
 import { createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
 

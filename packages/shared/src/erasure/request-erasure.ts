@@ -1,7 +1,6 @@
 import type { Db, Queryable } from '../db';
 import { withTransaction } from '../db';
-import { eraseUserJobId, jobSchemas } from '../jobs';
-import type { Queues } from '../queues';
+import { addJob, jobId, type Queues } from '../queues';
 
 /**
  * The first moment of an erasure, in one transaction: the user is marked `erasing_at` (their
@@ -24,6 +23,11 @@ export async function markErasing(db: Queryable, userId: string): Promise<boolea
   return true;
 }
 
+/** The one erasure job of a user: asking twice, or re-queuing after a crash, adds it once. */
+export function eraseUserJobId(userId: string): string {
+  return jobId('erase', userId);
+}
+
 /**
  * Queues the user's erasure job (id `erase.<user id>`): a second request adds nothing, and one
  * whose job failed for good runs it again.
@@ -36,7 +40,7 @@ export async function enqueueErasure(queues: Queues, userId: string): Promise<vo
     await existing.retry('failed');
     return;
   }
-  await queue.add('erase-user', jobSchemas['session-digests']['erase-user'].parse({ userId }), { jobId: id });
+  await addJob(queues, 'session-digests', 'erase-user', { userId }, { jobId: id });
 }
 
 /** DELETE /v1/me and the admin's DELETE: mark, then queue the job that removes the rest. */

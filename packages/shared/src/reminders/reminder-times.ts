@@ -1,6 +1,6 @@
-import { reminderCancelJob, reminderFireJob } from '../jobs';
 import type { DbClient, Queryable } from '../db';
 import type { OutboxEntry } from '../turns/outbox';
+import { reminderCancelJob, reminderFireJob } from './reminder-jobs';
 import { instantOf, wallClockFromText, wallClockOf, wallClockText, type WallClock } from '../time/local-time';
 import { nextOccurrence, type ReminderRepeat } from '../time/repeat-schedule';
 

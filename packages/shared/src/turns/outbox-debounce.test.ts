@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import { createDb, type Db } from '../db';
 import { EventWriter } from '../events';
-import { sessionIdleDigestJob } from '../jobs';
+import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import { createQueues, type Queues } from '../queues';
 import { createClientRedis, createWorkerRedis, type Redis } from '../redis';
 import { appendOutbox, OutboxPublisher } from './outbox';

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../db';
 import type { EventWriter, TurnEventInput } from '../events';
-import type { ChannelAddress, JobData } from '../jobs';
+import { CHANNEL_EVENT_TYPES, parseJob, type ChannelAddress, type JobData, type JobName, type QueueName } from '../jobs';
 import type { ChatTyping } from './chat-typing';
-import type { QueueName, Queues } from '../queues';
-import { jobId } from '../queues';
+import { addJob, addStoredJob, jobId, type Queues } from '../queues';
 
 /**
  * What a turn transition must publish after it commits: events for the turn's stream and jobs
@@ -16,8 +15,6 @@ export type OutboxEntry =
   | { key: string; kind: 'event'; event: TurnEventInput }
   | { key: string; kind: 'job'; queue: QueueName; name: string; data: Record<string, unknown>; jobId: string; delayMs?: number; debounceId?: string };
 
-/** Events of a channel turn that the chat must see: the answer, approvals, questions, failures. */
-export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
 type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
 
 function isChannelEvent(event: TurnEventInput): event is ChannelEvent {
@@ -28,19 +25,22 @@ export function outboxEvent(event: TurnEventInput): OutboxEntry {
   return { key: randomUUID(), kind: 'event', event };
 }
 
-export function outboxJob(
-  queue: QueueName,
-  name: string,
-  data: Record<string, unknown>,
+/** A job to enqueue after the commit; its data is parsed now, so a bad payload fails the transition that builds it. */
+export function outboxJob<Q extends QueueName, N extends JobName<Q>>(
+  queue: Q,
+  name: N,
+  data: JobData<Q, N>,
   options: { jobId?: string; delayMs?: number; debounceId?: string } = {},
 ): OutboxEntry {
   const key = randomUUID();
+  // Entries are stored as JSON and typed as plain records: parsing by a plain name gives one.
+  const storedName: string = name;
   return {
     key,
     kind: 'job',
     queue,
     name,
-    data,
+    data: parseJob(queue, storedName, data),
     jobId: options.jobId ?? jobId('o', key),
     ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
     ...(options.debounceId !== undefined ? { debounceId: options.debounceId } : {}),
@@ -55,7 +55,7 @@ export async function appendOutbox(db: Queryable, turnId: string, entries: Outbo
 
 /** Enqueues an outbox job entry; its deterministic id makes a second add a no-op. */
 export async function addOutboxJob(queues: Queues, entry: Extract<OutboxEntry, { kind: 'job' }>): Promise<void> {
-  await queues[entry.queue].add(entry.name, entry.data, {
+  await addStoredJob(queues, entry.queue, entry.name, entry.data, {
     jobId: entry.jobId,
     ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
     // Debounce: this job replaces a still-delayed one with the same id; while that one
@@ -98,8 +98,9 @@ export class OutboxPublisher {
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (origin && isChannelEvent(entry.event)) {
-          const data: JobData<'deliveries', 'turn-event'> = { turnId, to: origin, event: entry.event };
-          await this.queues.deliveries.add('turn-event', data, { jobId: jobId('deliver', entry.key) });
+          await addJob(this.queues, 'deliveries', 'turn-event', { turnId, to: origin, event: entry.event }, {
+            jobId: jobId('deliver', entry.key),
+          });
         }
       } else {
         await addOutboxJob(this.queues, entry);

@@ -1,6 +1,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import {
   activateNext,
+  addJob,
   askUser,
   awaitApproval,
   dispatch,
@@ -58,7 +59,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
     const started = await activateNext(machine, sessionId);
     const early = started ? undefined : await msUntilDue(db, sessionId);
     if (early !== undefined) {
-      await runtime.queues['agent-turns'].add('lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
+      await addJob(runtime.queues, 'agent-turns', 'lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
     }
     for (const other of await sessionsWaitingForSlot(db, sessionId, config.MAX_ACTIVE_TURNS_PER_USER)) {
       await activateNext(machine, other);

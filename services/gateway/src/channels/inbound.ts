@@ -1,4 +1,4 @@
-import { jobId, withTransaction, type ControlOutcome, type DbClient, type JobData, type Runtime } from '@assistant/shared';
+import { addJob, jobId, withTransaction, type ControlOutcome, type DbClient, type Runtime } from '@assistant/shared';
 import { hitRateLimit, MESSAGE_RATE } from '../http/rate-limit';
 import { resetSession } from '../sessions/reset-session';
 import { insertTurn } from '../turns/submit-message';
@@ -47,12 +47,10 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
   if (outcome.reply) {
-    const data: JobData<'deliveries', 'reply'> = { to: message.replyTo, text: outcome.reply };
-    await runtime.queues.deliveries.add('reply', data, { jobId: jobId('reply', accepted.rowId) });
+    await addJob(runtime.queues, 'deliveries', 'reply', { to: message.replyTo, text: outcome.reply }, { jobId: jobId('reply', accepted.rowId) });
   }
   if (outcome.voice && !outcome.turnId) {
-    const data: JobData<'deliveries', 'transcribe'> = { channelMessageId: accepted.rowId };
-    await runtime.queues.deliveries.add('transcribe', data, { jobId: jobId('transcribe', accepted.rowId) });
+    await addJob(runtime.queues, 'deliveries', 'transcribe', { channelMessageId: accepted.rowId }, { jobId: jobId('transcribe', accepted.rowId) });
   }
   return { ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
 }

@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import {
+  addJob,
   downloadMedia,
   isPermanentModelError,
   jobId,
@@ -30,8 +31,7 @@ export function createTranscriptionProcessor(runtime: Runtime, transcriber: Tran
   const { db, config, queues } = runtime;
 
   async function reply(to: ChannelAddress, text: string, rowId: string): Promise<void> {
-    const data: JobData<'deliveries', 'reply'> = { to, text };
-    await queues.deliveries.add('reply', data, { jobId: jobId('voice-reply', rowId) });
+    await addJob(queues, 'deliveries', 'reply', { to, text }, { jobId: jobId('voice-reply', rowId) });
   }
 
   return async function transcribe(job: Job): Promise<void> {

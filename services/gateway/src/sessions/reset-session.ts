@@ -1,4 +1,4 @@
-import { jobId, jobSchemas, type Queryable, type Queues } from '@assistant/shared';
+import { addJob, jobId, type Queryable, type Queues } from '@assistant/shared';
 
 /**
  * "Digest now, then archive" (`POST /v1/sessions/:key/reset`, `/new` in a chat: docs/memory.md#session-digests): queues
@@ -23,8 +23,7 @@ export async function resetSession(
   );
   const sessionId = found.rows[0]?.id;
   if (!sessionId) return false;
-  const data = jobSchemas['session-digests'].digest.parse({ sessionId, reason: 'reset' });
-  await queues['session-digests'].add('digest', data, { jobId: jobId('digest-reset', sessionId) });
+  await addJob(queues, 'session-digests', 'digest', { sessionId, reason: 'reset' }, { jobId: jobId('digest-reset', sessionId) });
   const archived = await db.query('UPDATE sessions SET archived_at = NOW() WHERE id = $1 AND archived_at IS NULL', [sessionId]);
   if (archived.rowCount === 0) return false;
   // A fresh, empty session under the same key, at once (docs/api.md#sessions), not only on the next message.
