@@ -37,6 +37,7 @@ export * from './search/document-search';
 export * from './gotchas/gotcha-store';
 export * from './runtime';
 export * from './worker-process';
+export * from './job-processor';
 export * from './metrics';
 export * from './turns/outbox-sweeper';
 export * from './time/local-time';

@@ -1,6 +1,7 @@
-import { Worker, type Processor } from 'bullmq';
+import { Worker } from 'bullmq';
 import { waitOutConnectionErrors } from './capacity/connection-patience';
-import type { QueueName } from './jobs';
+import type { JobProcessor } from './job-processor';
+import { InvalidJobError, type QueueName } from './jobs';
 import { createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
 
@@ -8,8 +9,9 @@ import { createRuntime, handleShutdown, startHealthServer, type Runtime } from '
  * A BullMQ worker with the settings every process uses: a killed worker's jobs are taken over
  * after JOB_LOCK_MS; failures are logged (the job's own retry policy decides what happens next).
  */
-export function startWorker(runtime: Runtime, queue: QueueName, processor: Processor, connection: Redis): Worker {
+export function startWorker(runtime: Runtime, processor: JobProcessor<QueueName>, connection: Redis): Worker {
   const { config, logger } = runtime;
+  const { queue } = processor;
   const worker = new Worker(queue, waitOutConnectionErrors(processor), {
     connection,
     prefix: config.QUEUE_PREFIX,
@@ -18,7 +20,12 @@ export function startWorker(runtime: Runtime, queue: QueueName, processor: Proce
     stalledInterval: config.JOB_LOCK_MS,
     maxStalledCount: 5,
   });
-  worker.on('failed', (job, error) => logger.warn({ queue, job: job?.name, jobId: job?.id, err: error }, 'job failed'));
+  worker.on('failed', (job, error) => {
+    const details = { queue, job: job?.name, jobId: job?.id, err: error };
+    // A job its queue's catalogue rejects is a producer's bug, not a passing failure.
+    if (error instanceof InvalidJobError) logger.error(details, 'job rejected');
+    else logger.warn(details, 'job failed');
+  });
   worker.on('error', (error) => logger.warn({ queue, err: error }, 'worker error'));
   return worker;
 }
@@ -29,7 +36,7 @@ export function startWorker(runtime: Runtime, queue: QueueName, processor: Proce
  */
 export function runWorkerProcess(
   service: string,
-  setup: (runtime: Runtime) => Partial<Record<QueueName, Processor>>,
+  setup: (runtime: Runtime) => { [Q in QueueName]?: JobProcessor<Q> },
   details: Record<string, unknown> = {},
   /** Closes what the process holds besides queues and connections (the tool worker's MCP servers). */
   onStop: () => Promise<void> = async () => undefined,
@@ -39,9 +46,9 @@ export function runWorkerProcess(
   const connection = createWorkerRedis(config.REDIS_URL);
   connection.on('error', (error) => logger.warn({ err: error }, 'worker redis connection problem'));
 
-  const workers = Object.entries(setup(runtime)).map(([queue, processor]) =>
-    startWorker(runtime, queue as QueueName, processor, connection),
-  );
+  const workers = Object.values(setup(runtime))
+    .filter((processor) => processor !== undefined)
+    .map((processor) => startWorker(runtime, processor, connection));
 
   const health = startHealthServer(config.HEALTH_PORT, async () => {
     await runtime.checkReady();

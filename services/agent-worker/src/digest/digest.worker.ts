@@ -1,5 +1,5 @@
-import { DelayedError, type Job } from 'bullmq';
-import { parseJob, type Runtime } from '@assistant/shared';
+import { DelayedError } from 'bullmq';
+import type { JobHandler, Runtime } from '@assistant/shared';
 import type { ChatModel } from '../llm';
 import { digestSession } from './session-digest';
 
@@ -7,16 +7,16 @@ import { digestSession } from './session-digest';
 const MIN_RECHECK_MS = 1_000;
 
 /**
- * The session-digests processor. An idle digest that finds the session in use again (a message
- * slipped in while this job was already due) moves itself to when the session could next be
- * idle, instead of relying on that message's own job. Failures are thrown for the queue to retry.
+ * `digest` jobs of the session-digests queue. An idle digest that finds the session in use again
+ * (a message slipped in while this job was already due) moves itself to when the session could
+ * next be idle, instead of relying on that message's own job. Failures are thrown for the queue
+ * to retry.
  */
-export function createDigestProcessor(runtime: Runtime, model: ChatModel) {
+export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHandler<'session-digests', 'digest'> {
   const { db, config, logger } = runtime;
   const deps = { db, model, defaultModel: config.OPENAI_MODEL, idleSeconds: config.SESSION_IDLE_SECONDS };
 
-  return async function processDigestJob(job: Job, token?: string): Promise<void> {
-    const data = parseJob('session-digests', job.name, job.data) as { sessionId: string; reason?: 'idle' | 'reset' | undefined };
+  return async (data, job, token) => {
     const outcome = await digestSession(deps, data.sessionId, { force: data.reason === 'reset' });
     if (outcome.kind === 'not-idle') {
       await job.moveToDelayed(Date.now() + Math.max(MIN_RECHECK_MS, outcome.retryInMs), token);

@@ -1,14 +1,12 @@
-import type { Job } from 'bullmq';
-import { enqueueErasure, parseJob, type Runtime } from '@assistant/shared';
+import { enqueueErasure, type JobHandler, type Runtime } from '@assistant/shared';
 import { eraseUser, type ErasureDeps } from './erase-user';
 
 /** An erasure asked for this long ago and still not done lost its job (a gateway died before queuing it). */
 const STUCK_AFTER_SECONDS = 60;
 
 /** `erase-user` jobs of the session-digests queue. */
-export function createErasureProcessor(deps: ErasureDeps) {
-  return async function processErasureJob(job: Job): Promise<void> {
-    const { userId } = parseJob('session-digests', 'erase-user', job.data) as { userId: string };
+export function createErasureHandler(deps: ErasureDeps): JobHandler<'session-digests', 'erase-user'> {
+  return async ({ userId }, job) => {
     await eraseUser(deps, userId, job.id);
   };
 }

@@ -1,17 +1,16 @@
-import type { Job } from 'bullmq';
 import {
   addOutboxJob,
   jobId,
+  jobProcessor,
   MAIN_SESSION_KEY,
   nextOccurrence,
   reminderWallClock,
   outboxJob,
-  parseJob,
   reminderFireJob,
   reminderFireJobId,
-  InvalidJobError,
   withTransaction,
   type DbClient,
+  type JobProcessor,
   type OutboxEntry,
   type ReminderTiming,
   type Runtime,
@@ -33,23 +32,13 @@ interface DueReminder extends ReminderTiming {
  * once, however often the job is retried or republished; `cancel` removes a fire job that an
  * update or delete made stale.
  */
-export function createReminderProcessor(deps: ReminderDeps) {
-  return async function processReminderJob(job: Job): Promise<void> {
-    switch (job.name) {
-      case 'fire': {
-        const { reminderId, at } = parseJob('reminders', 'fire', job.data) as { reminderId: string; at: string };
-        for (const entry of await fireReminder(deps, reminderId, new Date(at))) await enqueue(deps, entry);
-        return;
-      }
-      case 'cancel': {
-        const { reminderId, at } = parseJob('reminders', 'cancel', job.data) as { reminderId: string; at: string };
-        await cancelStaleJob(deps, reminderId, new Date(at));
-        return;
-      }
-      default:
-        throw new InvalidJobError(`unknown job ${job.name}`);
-    }
-  };
+export function createReminderProcessor(deps: ReminderDeps): JobProcessor<'reminders'> {
+  return jobProcessor('reminders', {
+    fire: async ({ reminderId, at }) => {
+      for (const entry of await fireReminder(deps, reminderId, new Date(at))) await enqueue(deps, entry);
+    },
+    cancel: ({ reminderId, at }) => cancelStaleJob(deps, reminderId, new Date(at)),
+  });
 }
 
 /**

@@ -7,12 +7,12 @@ import {
   dispatch,
   expireApproval,
   failTurn,
-  InvalidJobError,
   jobId,
+  jobProcessor,
   loadTurnState,
   msUntilDue,
-  parseJob,
   sessionsWaitingForSlot,
+  type JobProcessor,
   type Runtime,
   type TurnMachine,
 } from '@assistant/shared';
@@ -26,7 +26,7 @@ import { TurnPhotos } from './turn-photo';
 const MAX_DECISIONS_PER_JOB = 200;
 
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
-export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
+export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProcessor<'agent-turns'> {
   const { db, outbox, logger, config } = runtime;
   const machine: TurnMachine = {
     db,
@@ -103,34 +103,14 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel) {
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
   }
 
-  return async function processTurnJob(job: Job, token?: string): Promise<void> {
-    const log = logger.child({ job: job.name, jobId: job.id });
-    try {
-      switch (job.name) {
-        case 'lane': {
-          const { sessionId } = parseJob('agent-turns', 'lane', job.data) as { sessionId: string };
-          await startLanes(sessionId);
-          return;
-        }
-        case 'advance': {
-          const { turnId } = parseJob('agent-turns', 'advance', job.data) as { turnId: string };
-          await advance(turnId, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error));
-          return;
-        }
-        case 'expire-approval': {
-          const { approvalId } = parseJob('agent-turns', 'expire-approval', job.data) as { approvalId: string };
-          const turnId = await expireApproval(db, approvalId);
-          if (turnId) await outbox.flush(turnId);
-          return;
-        }
-        default:
-          throw new InvalidJobError(`unknown job ${job.name}`);
-      }
-    } catch (error) {
-      if (error instanceof InvalidJobError) log.error({ err: error }, 'job rejected');
-      throw error;
-    }
-  };
+  return jobProcessor('agent-turns', {
+    lane: ({ sessionId }) => startLanes(sessionId),
+    advance: ({ turnId }, job, token) => advance(turnId, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
+    'expire-approval': async ({ approvalId }) => {
+      const turnId = await expireApproval(db, approvalId);
+      if (turnId) await outbox.flush(turnId);
+    },
+  });
 
   /**
    * A failing step is retried with backoff (the queue's attempts); when the error cannot be

@@ -1,11 +1,11 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { InvalidJobError, parseJob, startWorker, type ChannelAddress, type JobData, type Redis, type Runtime } from '@assistant/shared';
+import { jobProcessor, startWorker, type ChannelAddress, type JobProcessor, type Redis, type Runtime } from '@assistant/shared';
 import { enabledChannels, type ChannelClients } from './channel-clients';
 import { ChannelApiError, recipientOf, type ChannelSender, type OutboundPart } from './channel-types';
 import { Transcriber } from '../llm/transcriber';
 import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
-import { createTranscriptionProcessor } from './voice-transcription.job';
+import { createTranscriptionHandler } from './voice-transcription.job';
 
 /** A provider that keeps answering 429 is given up on after this many pickups of one job. */
 const MAX_STARTS = 50;
@@ -16,30 +16,8 @@ const MAX_STARTS = 50;
  * job sends only the parts still missing. A crash between the provider's answer and that
  * record can repeat one part: no provider offers an idempotency key to close that gap.
  */
-export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients) {
+export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients): JobProcessor<'deliveries'> {
   const { db, logger } = runtime;
-  const transcribe = createTranscriptionProcessor(runtime, new Transcriber(runtime.config));
-
-  async function resolve(job: Job): Promise<{ to: ChannelAddress; message: OutboundMessage } | undefined> {
-    switch (job.name) {
-      case 'turn-event': {
-        const data = parseJob('deliveries', 'turn-event', job.data) as JobData<'deliveries', 'turn-event'>;
-        return { to: data.to, message: await renderTurnEvent(db, data) };
-      }
-      case 'reply': {
-        const data = parseJob('deliveries', 'reply', job.data) as JobData<'deliveries', 'reply'>;
-        return { to: data.to, message: { text: data.text } };
-      }
-      case 'notify': {
-        const data = parseJob('deliveries', 'notify', job.data) as JobData<'deliveries', 'notify'>;
-        const to = await lastUsedAddress(db, data.userId, enabledChannels(clients));
-        if (!to) logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity');
-        return to ? { to, message: { text: data.text } } : undefined;
-      }
-      default:
-        throw new InvalidJobError(`unknown job ${job.name}`);
-    }
-  }
 
   async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[]): Promise<void> {
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
@@ -57,15 +35,11 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     }
   }
 
-  return async function processDelivery(job: Job, token?: string): Promise<void> {
-    // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
-    if (job.name === 'transcribe') return transcribe(job);
-    const target = await resolve(job);
-    if (!target) return;
-    const sender = clients[target.to.channel];
-    if (!sender) throw new UnrecoverableError(`${target.to.channel} is not configured on this gateway`);
+  async function deliver(job: Job, token: string | undefined, to: ChannelAddress, message: OutboundMessage): Promise<void> {
+    const sender = clients[to.channel];
+    if (!sender) throw new UnrecoverableError(`${to.channel} is not configured on this gateway`);
     try {
-      await sendParts(job.id as string, target.to, sender, outboundParts(target.message, sender.limits, sender.formatMarkdown));
+      await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown));
     } catch (error) {
       if (!(error instanceof ChannelApiError)) throw error;
       if (error.status === 429 && error.retryAfterMs !== undefined && job.attemptsStarted < MAX_STARTS) {
@@ -76,10 +50,22 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       if (error.status >= 400 && error.status < 500 && error.status !== 429) throw new UnrecoverableError(error.message);
       throw error;
     }
-  };
+  }
+
+  return jobProcessor('deliveries', {
+    'turn-event': async (data, job, token) => deliver(job, token, data.to, await renderTurnEvent(db, data)),
+    reply: ({ to, text }, job, token) => deliver(job, token, to, { text }),
+    notify: async ({ userId, text }, job, token) => {
+      const to = await lastUsedAddress(db, userId, enabledChannels(clients));
+      if (to) await deliver(job, token, to, { text });
+      else logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity');
+    },
+    // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
+    transcribe: createTranscriptionHandler(runtime, new Transcriber(runtime.config)),
+  });
 }
 
 /** The deliveries worker of a gateway process, on its own blocking connection. */
 export function startDeliveriesWorker(runtime: Runtime, connection: Redis, clients: ChannelClients): Worker {
-  return startWorker(runtime, 'deliveries', createDeliveryProcessor(runtime, clients), connection);
+  return startWorker(runtime, createDeliveryProcessor(runtime, clients), connection);
 }

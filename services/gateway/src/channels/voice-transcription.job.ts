@@ -1,15 +1,14 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import {
   addJob,
   downloadMedia,
   isPermanentModelError,
   jobId,
   MediaDownloadError,
-  parseJob,
   VOICE_MAX_BYTES,
   withTransaction,
   type ChannelAddress,
-  type JobData,
+  type JobHandler,
   type Runtime,
 } from '@assistant/shared';
 import type { Transcriber } from '../llm/transcriber';
@@ -27,15 +26,14 @@ const MAX_TRANSCRIPT = 16_000;
  * a short apology, so a voice note is never lost silently. Creating the turn is idempotent: the
  * channel message row is locked and keeps the turn's id.
  */
-export function createTranscriptionProcessor(runtime: Runtime, transcriber: Transcriber) {
+export function createTranscriptionHandler(runtime: Runtime, transcriber: Transcriber): JobHandler<'deliveries', 'transcribe'> {
   const { db, config, queues } = runtime;
 
   async function reply(to: ChannelAddress, text: string, rowId: string): Promise<void> {
     await addJob(queues, 'deliveries', 'reply', { to, text }, { jobId: jobId('voice-reply', rowId) });
   }
 
-  return async function transcribe(job: Job): Promise<void> {
-    const { channelMessageId } = parseJob('deliveries', 'transcribe', job.data) as JobData<'deliveries', 'transcribe'>;
+  return async ({ channelMessageId }, job) => {
     const found = await db.query<{ user_id: string | null; turn_id: string | null; media: unknown }>(
       'SELECT user_id, turn_id, media FROM channel_messages WHERE id = $1',
       [channelMessageId],
