@@ -38,10 +38,10 @@ function adminToken(dataDir: string): string {
 function formatLine(line: string): string {
   if (!process.stdout.isTTY || !line.startsWith('{')) return line;
   try {
-    const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as { msg?: string } & Record<string, unknown>;
     const clock = new Date(Number(time)).toISOString().slice(11, 19);
     const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
-    return `${clock} ${LEVELS[Number(level)] ?? level} ${String(msg ?? '')}${extra}`;
+    return `${clock} ${LEVELS[Number(level)] ?? String(level)} ${msg ?? ''}${extra}`;
   } catch {
     return line;
   }

@@ -57,7 +57,7 @@ describe('with one job slot per worker (WORKER_CONCURRENCY=1)', () => {
     const before = model.requests.length;
     const [ana, bia] = await Promise.all([autonomousUser(system, 'Ana'), autonomousUser(system, 'Bia')]);
     const sent = await Promise.all([ana.send('parallel one'), bia.send('parallel two')]);
-    const turns = await Promise.all(sent.map((turn, n) => [ana, bia][n]?.events(turn.turn_id, { timeoutMs: 60_000 })));
+    const turns = await Promise.all(sent.map((turn, n) => (n === 0 ? ana : bia).events(turn.turn_id, { timeoutMs: 60_000 })));
     for (const events of turns) expect(events?.at(-1)?.data.status).toBe('completed');
     const [first, second] = model.requests.slice(before);
     expect(second?.startedAt).toBeLessThan(first?.endedAt ?? 0);

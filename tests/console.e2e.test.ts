@@ -256,7 +256,7 @@ it('shows usage, creates a key to copy once, revokes it, keeps the last key, and
   expect((await user.get('/v1/me')).status).toBe(200);
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download my data' }).click()]);
-  const exported = JSON.parse(readFileSync((await download.path()) as string, 'utf8'));
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
   expect(exported.user.id).toBe(user.userId);
   expect(exported.sessions.length).toBeGreaterThan(0);
   await page.locator('#account-dialog').getByRole('button', { name: 'Close' }).click();

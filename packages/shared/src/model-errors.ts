@@ -2,13 +2,13 @@ import { APIError } from 'openai';
 
 /** A model endpoint's error no retry can fix: bad request, bad key, unknown model. */
 export function isPermanentModelError(error: unknown): boolean {
-  return (
-    error instanceof APIError &&
-    error.status !== undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    ![408, 409, 429].includes(error.status)
-  );
+  const status = statusOf(error);
+  return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
+}
+
+/** `instanceof` leaves APIError's status type parameter as `any`. */
+function statusOf(error: unknown): number | undefined {
+  return error instanceof APIError ? (error.status as number | undefined) : undefined;
 }
 
 /**
@@ -16,7 +16,7 @@ export function isPermanentModelError(error: unknown): boolean {
  * text may quote the key or internals ("Incorrect API key provided: sk-…"); it goes to the logs.
  */
 export function userMessageForModelError(error: unknown): string {
-  const status = error instanceof APIError ? error.status : undefined;
+  const status = statusOf(error);
   const reason =
     status === 401 || status === 403
       ? 'it did not accept the configured credentials'

@@ -89,7 +89,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<Buffer> {
   tooLarge(Number(res.headers.get('content-length') ?? '') || undefined, maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  const reader = res.body?.getReader();
+  const reader = res.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
   if (!reader) return Buffer.alloc(0);
   for (;;) {
     const { done, value } = await reader.read();

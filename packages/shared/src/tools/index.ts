@@ -26,7 +26,7 @@ export function isToolName(name: string): name is ToolName {
 }
 
 export function getTool(name: string): ToolSpec | undefined {
-  return isToolName(name) ? (toolCatalog[name] as unknown as ToolSpec) : undefined;
+  return isToolName(name) ? toolCatalog[name] : undefined;
 }
 
 export interface ModelTool {

@@ -33,7 +33,7 @@ export function displayName(max: number, description: string) {
 }
 
 /** `Create folder "Work"`: quoted, shortened values for task descriptions. */
-export function quote(value: unknown): string {
-  const text = String(value ?? '');
+export function quote(value: string | undefined): string {
+  const text = value ?? '';
   return `"${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
 }

@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { QUEUE_NAMES, type Runtime } from '@assistant/shared';
 import { requireAdmin } from '../http/auth';
 
@@ -17,6 +17,6 @@ export function bullBoardRoutes(runtime: Runtime): Router {
     options: { uiConfig: { boardTitle: 'Assistant queues' } },
   });
   const router = Router();
-  router.use(ADMIN_QUEUES_PATH, requireAdmin(runtime.config.ADMIN_TOKEN, { basicAuth: true }), adapter.getRouter());
+  router.use(ADMIN_QUEUES_PATH, requireAdmin(runtime.config.ADMIN_TOKEN, { basicAuth: true }), adapter.getRouter() as RequestHandler);
   return router;
 }

@@ -64,7 +64,8 @@ export function createGatewayMetrics(runtime: Runtime, openStreams: () => number
     const end = duration.startTimer();
     res.on('finish', () => {
       // The matched route pattern, never the raw path: ids must not become label values.
-      const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      const matched = req.route as { path: unknown } | undefined;
+      const route = matched ? `${req.baseUrl}${String(matched.path)}` : 'unmatched';
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
       end({ method: req.method, route });
     });

@@ -67,7 +67,7 @@ export class Api {
     } catch {
       // a proxy's HTML error page: the status says enough
     }
-    if (!res.ok) throw plainError(res.status, (parsed ?? {}) as ErrorBody);
+    if (!res.ok) throw plainError(res.status, parsed ?? {});
     return parsed as T;
   }
 

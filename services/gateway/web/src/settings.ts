@@ -120,7 +120,7 @@ export class Settings {
     const text = el('textarea', { id, rows: '6', spellcheck: 'false' });
     text.value = content;
     const status = el('span', { class: 'status', role: 'status' });
-    const save = button(`Save ${title}`, async () => {
+    const store = async (): Promise<void> => {
       status.textContent = 'Saving…';
       try {
         await this.api().put(`/v1/profile/${key}`, { content: text.value });
@@ -128,7 +128,8 @@ export class Settings {
       } catch (error) {
         status.textContent = unavailable(error, 'Saving the profile');
       }
-    });
+    };
+    const save = button(`Save ${title}`, () => void store());
     return el(
       'details',
       { class: 'profile-section' },

@@ -109,7 +109,7 @@ export const documentHandlers: Pick<
     const documents = hits.map((hit) => ({
       document_id: refs.get(hit.id) as string,
       title: hit.title,
-      ...(hit.folder_id ? { folder_id: folderRefs.get(hit.folder_id) as string } : {}),
+      ...(hit.folder_id ? { folder_id: folderRefs.get(hit.folder_id) } : {}),
       snippet: hit.snippet,
     }));
     const lines = documents.map((doc) => `- "${doc.title}" [ID: ${doc.document_id}]`);

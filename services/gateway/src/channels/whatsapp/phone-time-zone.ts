@@ -5,7 +5,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 // countries-and-timezones ships its types only as an ES module, which this CommonJS build cannot
 // import; its CommonJS entry is loaded and typed here (the one function used).
 const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
-  getCountry(code: string): { timezones: string[] } | null;
+  getCountry: (code: string) => { timezones: string[] } | null;
 };
 
 /**
