@@ -16,7 +16,7 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, opti
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}${detail ? `\n${detail()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

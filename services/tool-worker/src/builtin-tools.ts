@@ -13,7 +13,7 @@ import {
   type ToolName,
   type ToolResult,
 } from '@assistant/shared';
-import { toolHandlers, type ToolHandler, type ToolHandlers } from './handlers';
+import { toolHandlers, type ToolHandlers } from './handlers';
 import type { Attempt, Refusal, ToolPlan } from './tool-plan';
 
 /** A tool gets one retry (docs/tools.md#timeouts-and-retries), after a short pause well under any timeout. */
@@ -88,12 +88,12 @@ export class BuiltinTools {
         problem: fail(`Invalid arguments for ${call.toolName}: ${problems.join('; ')}.`, 'Fix these arguments and call the tool again.'),
       };
     }
-    return { args: parsed.data as Record<string, unknown> };
+    return { args: parsed.data };
   }
 
   private async attempt(call: BuiltinCall, args: Record<string, unknown>, timeoutMs: number, recorder: CallRecorder): Promise<Attempt> {
     const { db } = this;
-    const handler = this.handlers[call.toolName as ToolName] as ToolHandler<ToolName> | undefined;
+    const handler = this.handlers[call.toolName as ToolName];
     if (!handler) throw new Error(`no handler for ${call.toolName}`);
     const controller = new AbortController();
     const afterCommit: OutboxEntry[] = [];

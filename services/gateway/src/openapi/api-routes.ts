@@ -17,7 +17,7 @@ import { turnApi } from '../routes/turns.routes';
 import { usageApi } from '../routes/usage.routes';
 import { userApi } from '../routes/users.routes';
 import { eventStreamApi } from '../sse/sse.routes';
-import type { ApiRoute } from './api-route';
+import type { ApiRoute, ApiRoutes } from './api-route';
 
 /**
  * Every route the gateway serves, for /openapi.json, in the order the document lists them. Each
@@ -44,4 +44,4 @@ export const apiRoutes: ApiRoute[] = [
   apiKeyApi,
   exportApi,
   adminApi,
-].flatMap((group) => Object.values(group));
+].flatMap((group: ApiRoutes) => Object.values(group));
