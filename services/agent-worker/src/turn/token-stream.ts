@@ -19,6 +19,7 @@ export class TokenStream {
   /** Resolves once every delta pushed so far is written; throws the first failed write. */
   async drain(): Promise<void> {
     while (this.writing) await this.writing;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what the write rejected with, as it was
     if (this.failure !== undefined) throw this.failure;
   }
 

@@ -73,6 +73,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
    */
   async function advance(turnId: string, job: Job, token: string | undefined): Promise<void> {
     const parkedFailure = parking.takeFailure(job.id);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the parked model call's error, as it was
     if (parkedFailure) throw parkedFailure;
     for (let i = 0; i < MAX_DECISIONS_PER_JOB; i++) {
       const state = await loadTurnState(db, turnId);
