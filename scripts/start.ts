@@ -38,7 +38,16 @@ function adminToken(dataDir: string): string {
 function formatLine(line: string): string {
   if (!process.stdout.isTTY || !line.startsWith('{')) return line;
   try {
-    const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as { msg?: string } & Record<string, unknown>;
+    const {
+      time,
+      level,
+      msg,
+      service: _s,
+      name: _n,
+      pid: _p,
+      hostname: _h,
+      ...rest
+    } = JSON.parse(line) as { msg?: string } & Record<string, unknown>;
     const clock = new Date(Number(time)).toISOString().slice(11, 19);
     const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
     return `${clock} ${LEVELS[Number(level)] ?? String(level)} ${msg ?? ''}${extra}`;
@@ -57,7 +66,10 @@ function pipe(stream: NodeJS.ReadableStream, service: string, out: NodeJS.WriteS
  * (kill -9, a crash): see scripts/reaper.ts.
  */
 function startReaper(): ChildProcess {
-  const reaper = spawn(process.execPath, [path.join(__dirname, 'reaper.js')], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  const reaper = spawn(process.execPath, [path.join(__dirname, 'reaper.js')], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
   reaper.on('error', () => undefined);
   reaper.unref();
   reaper.channel?.unref();

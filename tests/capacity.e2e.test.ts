@@ -95,9 +95,7 @@ describe('with one job slot per worker (WORKER_CONCURRENCY=1)', () => {
     system.spawn('agent-worker');
     const events = await user.events(turnId, { timeoutMs: 30_000 });
     expect(events.at(-1)?.data.status).toBe('completed');
-    expect(events.filter((event) => event.event === 'message').map((event) => event.data.content)).toEqual([
-      'Answered by the new worker.',
-    ]);
+    expect(events.filter((event) => event.event === 'message').map((event) => event.data.content)).toEqual(['Answered by the new worker.']);
   });
 });
 

@@ -76,7 +76,11 @@ beforeAll(async () => {
     'remind me about it tomorrow at 7': (body) =>
       afterTools(body)
         ? { content: 'I will remind you.' }
-        : { toolCalls: [{ name: 'create_reminder', arguments: { text: 'Time to meditate', at: tomorrowAt7(), habit_id: lastHabitRef(body) } }] },
+        : {
+            toolCalls: [
+              { name: 'create_reminder', arguments: { text: 'Time to meditate', at: tomorrowAt7(), habit_id: lastHabitRef(body) } },
+            ],
+          },
     'rename it to ': (body) =>
       afterTools(body)
         ? { content: 'Renamed.' }
@@ -113,7 +117,9 @@ beforeAll(async () => {
       return { content: 'Done.' };
     },
     'remind me at a bad time': (body) =>
-      afterTools(body) ? { content: 'Sorry.' } : { toolCalls: [{ name: 'create_reminder', arguments: { text: 'Never', at: 'tomorrow at 7' } }] },
+      afterTools(body)
+        ? { content: 'Sorry.' }
+        : { toolCalls: [{ name: 'create_reminder', arguments: { text: 'Never', at: 'tomorrow at 7' } }] },
   });
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
   api = new Api(system.url);
@@ -151,7 +157,9 @@ describe('refs across the turns of one session', () => {
     const user = await autonomousUser();
     const first = await user.converse('create habit Meditação');
     expect(first.events.at(-1)?.data.status).toBe('completed');
-    expect(results(first.events)).toEqual([expect.objectContaining({ success: true, habit_id: 'habit_1', message: 'Habit "Meditação" saved [ID: habit_1].' })]);
+    expect(results(first.events)).toEqual([
+      expect.objectContaining({ success: true, habit_id: 'habit_1', message: 'Habit "Meditação" saved [ID: habit_1].' }),
+    ]);
 
     const second = await user.converse('remind me about it tomorrow at 7');
     const request = model.requests.find((r) => userText(r.body) === 'remind me about it tomorrow at 7' && !afterTools(r.body));
@@ -163,18 +171,25 @@ describe('refs across the turns of one session', () => {
 
     const third = await user.converse('rename it to Meditação guiada');
     expect(results(third.events)).toEqual([
-      expect.objectContaining({ success: true, habit_id: 'habit_1', name: 'Meditação guiada', message: expect.stringContaining('[ID: habit_1]') }),
+      expect.objectContaining({
+        success: true,
+        habit_id: 'habit_1',
+        name: 'Meditação guiada',
+        message: expect.stringContaining('[ID: habit_1]'),
+      }),
     ]);
 
     const habits = await db.query<{ id: string; name: string }>('SELECT id, name FROM habits WHERE user_id = $1', [user.userId]);
     expect(habits.rows.map((row) => row.name)).toEqual(['Meditação guiada']);
-    const stored = await db.query<{ habit_id: string; text: string }>('SELECT habit_id, text FROM reminders WHERE user_id = $1', [user.userId]);
+    const stored = await db.query<{ habit_id: string; text: string }>('SELECT habit_id, text FROM reminders WHERE user_id = $1', [
+      user.userId,
+    ]);
     expect(stored.rows).toEqual([{ habit_id: habits.rows[0]?.id, text: 'Time to meditate' }]);
   });
 });
 
 describe("another user's habit", () => {
-  it('is out of reach of user B, by its name, by its ref in A\'s session, and by its UUID', async () => {
+  it("is out of reach of user B, by its name, by its ref in A's session, and by its UUID", async () => {
     const owner = await autonomousUser();
     expect((await owner.converse('create habit Segredo')).events.at(-1)?.data.status).toBe('completed');
     const found = await db.query<{ id: string }>('SELECT id FROM habits WHERE user_id = $1', [owner.userId]);

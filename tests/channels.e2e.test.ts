@@ -35,14 +35,17 @@ const WA_VERIFY = 'wa-verify-token';
 const WA_TOKEN = 'wa-access-token';
 const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 const UNSUPPORTED = 'I can only read text messages';
-const LONG = Array.from({ length: 1_700 }, (_, i) => `word${String(i).padStart(4, '0')}`).join(' ').slice(0, 10_000);
+const LONG = Array.from({ length: 1_700 }, (_, i) => `word${String(i).padStart(4, '0')}`)
+  .join(' ')
+  .slice(0, 10_000);
 
 beforeAll(async () => {
   await Promise.all([model.start(), telegram.start(), graph.start()]);
   model.script = (body) => {
     const text = userText(body);
     const folder = /^make folder (.+)$/.exec(text)?.[1];
-    if (folder) return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    if (folder)
+      return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
     if (text === 'long answer') return { content: LONG, chunkSize: 500 };
     return { content: `echo: ${text}` };
   };
@@ -83,8 +86,12 @@ const count = async (sql: string, params: unknown[]) => (await db.query<{ n: num
 const channelMessages = (channel: string, externalId: string) =>
   count('SELECT COUNT(*)::int AS n FROM channel_messages WHERE channel = $1 AND external_id = $2', [channel, externalId]);
 const identityUserId = async (channel: string, externalId: string) =>
-  (await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [channel, externalId]))
-    .rows[0]?.user_id;
+  (
+    await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [
+      channel,
+      externalId,
+    ])
+  ).rows[0]?.user_id;
 const turnsOf = async (channel: string, externalId: string) =>
   (
     await db.query<{ id: string; user_id: string; session_id: string; session_key: string; status: string }>(
@@ -129,7 +136,12 @@ describe('Telegram', () => {
 
   it('honours retry_after on 429: the answer arrives once, after the delay', async () => {
     const chat = nextId();
-    telegram.failSend(chat, 429, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
+    telegram.failSend(chat, 429, {
+      ok: false,
+      error_code: 429,
+      description: 'Too Many Requests: retry after 1',
+      parameters: { retry_after: 1 },
+    });
     expect((await postTelegram(tgText(chat, 'slow down'))).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 1, 'the answer after the 429');
     const [refused, sent] = telegram.sendAttempts(chat);
@@ -171,7 +183,9 @@ describe('Telegram', () => {
       data: buttons[0]?.callback_data,
     });
     expect((await postTelegram(press)).status).toBe(200);
-    const answered = telegram.calls.find((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${press.update_id}`);
+    const answered = telegram.calls.find(
+      (call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${press.update_id}`,
+    );
     expect(answered?.body.text).toBe('Approved');
 
     await system.waitFor(() => telegram.received(chat).length === 2, 'the result');
@@ -188,7 +202,9 @@ describe('Telegram', () => {
     expect((await postTelegram(photo)).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 1, 'the reply');
     expect(telegram.received(chat)[0]?.body.text).toContain(UNSUPPORTED);
-    expect(await count('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [await identityUserId('telegram', String(chat))])).toBe(0);
+    expect(await count('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [await identityUserId('telegram', String(chat))])).toBe(
+      0,
+    );
   });
 
   it('answers in a group only when mentioned', async () => {
@@ -290,7 +306,11 @@ describe('WhatsApp', () => {
   it('replies "not supported" to an image and creates no turn', async () => {
     const waId = `55119${nextId()}`;
     const payload = JSON.parse(waText(waId, 'x'));
-    Object.assign(payload.entry[0].changes[0].value.messages[0], { type: 'image', text: undefined, image: { id: '1548871829348871', mime_type: 'image/jpeg' } });
+    Object.assign(payload.entry[0].changes[0].value.messages[0], {
+      type: 'image',
+      text: undefined,
+      image: { id: '1548871829348871', mime_type: 'image/jpeg' },
+    });
     expect((await postWhatsApp(JSON.stringify(payload))).status).toBe(200);
     await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toContain(UNSUPPORTED);
@@ -344,14 +364,20 @@ describe('identities', () => {
 
   it("gives a new WhatsApp user their number's time zone, a new Telegram user DEFAULT_TIMEZONE (docs/channels.md#time-zones)", async () => {
     const zoneOf = async (channel: string, externalId: string) =>
-      (await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [await identityUserId(channel, externalId)]))
-        .rows[0]?.timezone;
+      (
+        await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [
+          await identityUserId(channel, externalId),
+        ])
+      ).rows[0]?.timezone;
     const brazil = `55119${nextId()}`;
     const portugal = `3519${nextId()}`;
     const chat = nextId();
     for (const waId of [brazil, portugal]) expect((await postWhatsApp(waText(waId, 'oi'))).status).toBe(200);
     expect((await postTelegram(tgText(chat, 'hi'))).status).toBe(200);
-    await system.waitFor(() => graph.received(brazil).length === 1 && graph.received(portugal).length === 1 && telegram.received(chat).length === 1, 'the answers');
+    await system.waitFor(
+      () => graph.received(brazil).length === 1 && graph.received(portugal).length === 1 && telegram.received(chat).length === 1,
+      'the answers',
+    );
     expect(await zoneOf('whatsapp', brazil)).toBe('America/Sao_Paulo');
     expect(await zoneOf('whatsapp', portugal)).toBe('Europe/Lisbon');
     expect(await zoneOf('telegram', String(chat))).toBe('UTC');

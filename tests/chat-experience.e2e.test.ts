@@ -25,7 +25,8 @@ const WA_APP_SECRET = 'wa-app-secret-chat';
 const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
 
-const MARKDOWN = '**Price** < 5 & > 2\n\n```js\nif (a < b && c > d) run();\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) and `x<y>`.';
+const MARKDOWN =
+  '**Price** < 5 & > 2\n\n```js\nif (a < b && c > d) run();\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) and `x<y>`.';
 const MARKDOWN_HTML =
   '<b>Price</b> &lt; 5 &amp; &gt; 2\n\n<pre><code class="language-js">if (a &lt; b &amp;&amp; c &gt; d) run();</code></pre>\n\n' +
   'See <a href="https://example.com/a?b=1&amp;c=2">the docs</a> and <code>x&lt;y&gt;</code>.';
@@ -131,7 +132,12 @@ describe('typing indicators', () => {
     await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     const receipts = graph.readReceipts().filter((request) => request.body.message_id === id);
     expect(receipts).toHaveLength(1);
-    expect(receipts[0]?.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: id, typing_indicator: { type: 'text' } });
+    expect(receipts[0]?.body).toEqual({
+      messaging_product: 'whatsapp',
+      status: 'read',
+      message_id: id,
+      typing_indicator: { type: 'text' },
+    });
     expect(receipts[0]?.path).toBe(`/${PHONE_ID}/messages`);
     expect(receipts[0]?.at).toBeLessThanOrEqual(graph.received(waId)[0]?.at ?? 0);
   });
@@ -148,14 +154,20 @@ describe('formatting', () => {
 
   it('resends a part as plain text, once, when Telegram cannot parse its entities', async () => {
     const chat = webhooks.nextId();
-    const refusal = { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"b\" at byte offset 0" };
+    const refusal = {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 0',
+    };
     telegram.failSend(chat, 400, refusal);
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'markdown please'))).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 1, 'the plain resend');
     const [refused, plain] = telegram.sendAttempts(chat);
     expect(refused).toMatchObject({ status: 400, body: { parse_mode: 'HTML', text: MARKDOWN_HTML } });
     expect(plain?.body.parse_mode).toBeUndefined();
-    expect(plain?.body.text).toBe('Price < 5 & > 2\n\nif (a < b && c > d) run();\n\nSee the docs (https://example.com/a?b=1&c=2) and x<y>.');
+    expect(plain?.body.text).toBe(
+      'Price < 5 & > 2\n\nif (a < b && c > d) run();\n\nSee the docs (https://example.com/a?b=1&c=2) and x<y>.',
+    );
     // A later answer is the barrier: the part was not sent a third time.
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'after'))).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 2, 'the barrier answer');
@@ -176,7 +188,10 @@ describe('formatting', () => {
     const chat = webhooks.nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'nine thousand'))).status).toBe(200);
     // Parts go out in order: the closing paragraph arrives last.
-    await system.waitFor(() => telegram.received(chat).some((call) => String(call.body.text).endsWith(PARAGRAPHS[11] ?? '')), 'the last part');
+    await system.waitFor(
+      () => telegram.received(chat).some((call) => String(call.body.text).endsWith(PARAGRAPHS[11] ?? '')),
+      'the last part',
+    );
     const parts = telegram.received(chat).map((call) => String(call.body.text));
     for (const part of parts) expect(part.length).toBeLessThan(4_096);
     const codeHtml = `<pre><code>${CODE}</code></pre>`;
@@ -204,7 +219,10 @@ describe('voice notes', () => {
   it('transcribes a WhatsApp audio message, fetched with the access token, and answers it', async () => {
     const waId = `55119${webhooks.nextId()}`;
     graph.addMedia('media-audio-1', 'audio/ogg', 'olá pela voz');
-    expect((await webhooks.postWhatsApp(waMedia(waId, 'audio', { id: 'media-audio-1', mime_type: 'audio/ogg; codecs=opus', voice: true }))).status).toBe(200);
+    expect(
+      (await webhooks.postWhatsApp(waMedia(waId, 'audio', { id: 'media-audio-1', mime_type: 'audio/ogg; codecs=opus', voice: true })))
+        .status,
+    ).toBe(200);
     await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá pela voz');
     const fetched = graph.requests.filter((request) => request.path.includes('media-audio-1'));
@@ -260,7 +278,9 @@ describe('photos with VISION=true', () => {
   it('does the same for a WhatsApp image, fetched with the access token', async () => {
     const waId = `55119${webhooks.nextId()}`;
     graph.addMedia('media-image-1', 'image/png', 'PNG-BYTES');
-    expect((await webhooks.postWhatsApp(waMedia(waId, 'image', { id: 'media-image-1', mime_type: 'image/png', caption: 'recibo' }))).status).toBe(200);
+    expect(
+      (await webhooks.postWhatsApp(waMedia(waId, 'image', { id: 'media-image-1', mime_type: 'image/png', caption: 'recibo' }))).status,
+    ).toBe(200);
     await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     expect(graph.received(waId)[0]?.body.text.body).toBe('echo: [photo] recibo');
     const request = model.requests.find((r) => userText(r.body) === '[photo] recibo');
@@ -276,7 +296,12 @@ describe('voice with the offline planner', () => {
     // The reply comes from the gateway alone: no worker is needed.
     await offline.start({
       services: ['gateway'],
-      env: { LLM_PROVIDER: 'offline', TELEGRAM_BOT_TOKEN: TG_TOKEN, TELEGRAM_WEBHOOK_SECRET: TG_SECRET, TELEGRAM_API_BASE_URL: telegram.url },
+      env: {
+        LLM_PROVIDER: 'offline',
+        TELEGRAM_BOT_TOKEN: TG_TOKEN,
+        TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+        TELEGRAM_API_BASE_URL: telegram.url,
+      },
     });
   });
   afterAll(() => offline.stop());

@@ -225,9 +225,12 @@ it('shows usage, creates a key to copy once, revokes it, keeps the last key, and
   await row.first().waitFor();
   const usage = (await user.get('/v1/usage?days=7')).body;
   const figures = usage.days[0];
-  expect(await row.allTextContents()).toEqual(
-    [today, ...[figures.turns, figures.model_calls, figures.prompt_tokens, figures.cached_prompt_tokens, figures.completion_tokens].map((n: number) => n.toLocaleString('en'))],
-  );
+  expect(await row.allTextContents()).toEqual([
+    today,
+    ...[figures.turns, figures.model_calls, figures.prompt_tokens, figures.cached_prompt_tokens, figures.completion_tokens].map(
+      (n: number) => n.toLocaleString('en'),
+    ),
+  ]);
   expect(figures.model_calls).toBeGreaterThan(0);
   expect(await page.locator('.usage-table tbody tr').count()).toBe(7);
   await expect(page.locator('#budget').textContent()).resolves.toContain(`${usage.budget.used_today.toLocaleString('en')} tokens used`);

@@ -81,7 +81,15 @@ describe('manual mode', () => {
     const user = await userWithInbox();
     const { turn_id: turnId } = await user.send('manual: Projects');
     const waiting = await user.events(turnId, { until: (event) => event.event === 'task_update' && event.data.status === 'completed' });
-    expect(types(waiting)).toEqual(['turn_started', 'task_list', 'tool_approval_request', 'task_update', 'tool_start', 'tool_complete', 'task_update']);
+    expect(types(waiting)).toEqual([
+      'turn_started',
+      'task_list',
+      'tool_approval_request',
+      'task_update',
+      'tool_start',
+      'tool_complete',
+      'task_update',
+    ]);
     const request = waiting[2] as StreamEvent;
     expect(request.data).toMatchObject({ task_id: 'task_1', tool_name: 'create_folder', arguments: { name: 'Projects' } });
     expect(waiting[4]?.data).toMatchObject({ task_id: 'task_2', tool_name: 'get_folder_contents' });
@@ -90,7 +98,12 @@ describe('manual mode', () => {
 
     const pending = await user.get('/v1/approvals?status=pending');
     expect(pending.body).toHaveLength(1);
-    expect(pending.body[0]).toMatchObject({ id: request.data.approval_id, task_id: 'task_1', tool_name: 'create_folder', status: 'pending' });
+    expect(pending.body[0]).toMatchObject({
+      id: request.data.approval_id,
+      task_id: 'task_1',
+      tool_name: 'create_folder',
+      status: 'pending',
+    });
 
     expect((await user.post(`/v1/approvals/${request.data.approval_id}`, { decision: 'approve' })).status).toBe(200);
     const rest = await user.events(turnId, { lastEventId: waiting.at(-1)?.id });

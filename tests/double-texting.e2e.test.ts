@@ -203,9 +203,10 @@ describe('chats merge by default', () => {
     const queued = (await post(user, 'queued over http')).body.turn_id as string;
 
     const fromChat = await send(chat, 'from the chat');
-    const row = await db.query<{ turn_id: string }>(`SELECT turn_id FROM channel_messages WHERE channel = 'telegram' AND external_id = $1`, [
-      String(fromChat),
-    ]);
+    const row = await db.query<{ turn_id: string }>(
+      `SELECT turn_id FROM channel_messages WHERE channel = 'telegram' AND external_id = $1`,
+      [String(fromChat)],
+    );
     expect(row.rows[0]?.turn_id).not.toBe(queued);
     held.release('hold origin');
     await waitFor(() => telegram.received(chat).length === 2, 'the chat answer');

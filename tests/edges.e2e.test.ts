@@ -29,7 +29,6 @@ afterAll(async () => {
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const deep = (depth: number): unknown => JSON.parse(nested(depth));
 
-
 describe('input the system will not store', () => {
   it('answers 400 with the error body to a NUL (or a lone surrogate) in any text field, key, path or query', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Nul' });
@@ -123,12 +122,16 @@ describe('open event streams', () => {
     for (const stream of streams) stream.close();
     system.spawn('gateway');
     await system.waitReady();
-    const next = await system.waitFor(async () => {
-      const attempt = await openStream(user, turn_id);
-      if (attempt.res.status === 200) return attempt;
-      await attempt.res.body?.cancel();
-      return undefined;
-    }, 'the lapsed slots', { timeoutMs: 40_000 });
+    const next = await system.waitFor(
+      async () => {
+        const attempt = await openStream(user, turn_id);
+        if (attempt.res.status === 200) return attempt;
+        await attempt.res.body?.cancel();
+        return undefined;
+      },
+      'the lapsed slots',
+      { timeoutMs: 40_000 },
+    );
     next.close();
   }, 60_000);
 });

@@ -70,8 +70,11 @@ async function sendTelegram(chat: number, text: string): Promise<number> {
 }
 const newChat = () => 7_200_000 + Math.floor(Math.random() * 1_000_000);
 const identityUser = async (chat: number) =>
-  (await db.query<{ user_id: string }>(`SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`, [String(chat)]))
-    .rows[0]?.user_id;
+  (
+    await db.query<{ user_id: string }>(`SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`, [
+      String(chat),
+    ])
+  ).rows[0]?.user_id;
 
 describe('the message rate', () => {
   it('stores a chat message over the limit and merges it into a turn that starts when the limit allows', async () => {

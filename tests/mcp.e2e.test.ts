@@ -25,7 +25,14 @@ let api: Api;
 /** server-everything over Streamable HTTP on `remotePort`, once it listens. */
 async function startRemote(): Promise<void> {
   remote = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(remotePort) }, stdio: 'ignore' });
-  await waitFor(async () => fetch(`http://127.0.0.1:${remotePort}/mcp`).then(() => true, () => false), 'server-everything over HTTP listening');
+  await waitFor(
+    async () =>
+      fetch(`http://127.0.0.1:${remotePort}/mcp`).then(
+        () => true,
+        () => false,
+      ),
+    'server-everything over HTTP listening',
+  );
 }
 
 const call = (name: string, args: Record<string, unknown>) => () => ({ toolCalls: [{ name, arguments: args }] });
@@ -104,7 +111,13 @@ const find = (events: StreamEvent[], type: string) => events.find((event) => eve
 describe('listing', () => {
   it('shows built-in and MCP tools with their schema, whether they change data and their source', async () => {
     const user = await api.createUser(system.adminToken);
-    const tools = (await user.get('/v1/tools')).body as { name: string; description: string; parameters: any; mutates: boolean; source: string }[];
+    const tools = (await user.get('/v1/tools')).body as {
+      name: string;
+      description: string;
+      parameters: any;
+      mutates: boolean;
+      source: string;
+    }[];
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect(byName.get('create_folder')).toMatchObject({ source: 'builtin', mutates: true });
     expect(byName.get('list_habits')).toMatchObject({ source: 'builtin', mutates: false });
@@ -195,7 +208,10 @@ describe('timeouts and retries', () => {
       'tool_timeout',
       'tool_failed',
     ]);
-    expect(find(events, 'tool_timeout')).toMatchObject({ tool_name: 'everything__trigger-long-running-operation', timeout_seconds: TOOL_TIMEOUT_MS / 1000 });
+    expect(find(events, 'tool_timeout')).toMatchObject({
+      tool_name: 'everything__trigger-long-running-operation',
+      timeout_seconds: TOOL_TIMEOUT_MS / 1000,
+    });
     expect(events.at(-1)?.data.status).toBe('completed');
   });
 

@@ -109,10 +109,14 @@ describe('session digest', () => {
     await say(user, 'on Saturday morning');
     const silence = Date.now();
 
-    const memory = await waitFor(async () => {
-      const profile = (await user.get('/v1/profile')).body as { memory: string };
-      return profile.memory.includes(DIGEST_SUMMARY) && profile.memory;
-    }, 'the digest in MEMORY', { timeoutMs: 10_000 });
+    const memory = await waitFor(
+      async () => {
+        const profile = (await user.get('/v1/profile')).body as { memory: string };
+        return profile.memory.includes(DIGEST_SUMMARY) && profile.memory;
+      },
+      'the digest in MEMORY',
+      { timeoutMs: 10_000 },
+    );
     expect(Date.now() - silence).toBeLessThan(10_000);
     expect(memory).toMatch(
       new RegExp(`### Session digest \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC \\(agent:main:main\\)\\n${DIGEST_SUMMARY}`),
@@ -134,10 +138,14 @@ describe('session digest', () => {
     await say(user, 'my sister Rita visits in June', key);
     const reset = await user.post(`/v1/sessions/${key}/reset`);
     expect(reset.status).toBe(202);
-    const memory = await waitFor(async () => {
-      const profile = (await user.get('/v1/profile')).body as { memory: string };
-      return profile.memory.includes(`(${key})`) && profile.memory;
-    }, 'the reset session digested into MEMORY', { timeoutMs: 10_000 });
+    const memory = await waitFor(
+      async () => {
+        const profile = (await user.get('/v1/profile')).body as { memory: string };
+        return profile.memory.includes(`(${key})`) && profile.memory;
+      },
+      'the reset session digested into MEMORY',
+      { timeoutMs: 10_000 },
+    );
     expect(memory).toContain(DIGEST_SUMMARY);
     const fresh = await user.get(`/v1/sessions/${key}/messages`);
     expect(fresh.status).toBe(200);
@@ -176,9 +184,16 @@ describe('gotchas', () => {
 
   it('adds gotchas by hand, validated, and shows them too', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Eva' });
-    const added = await user.post('/v1/gotchas', { tool_name: 'delete_folder', description: 'Ask before deleting a folder with documents.' });
+    const added = await user.post('/v1/gotchas', {
+      tool_name: 'delete_folder',
+      description: 'Ask before deleting a folder with documents.',
+    });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ tool_name: 'delete_folder', source: 'manual', description: 'Ask before deleting a folder with documents.' });
+    expect(added.body).toMatchObject({
+      tool_name: 'delete_folder',
+      source: 'manual',
+      description: 'Ask before deleting a folder with documents.',
+    });
     expect((await user.post('/v1/gotchas', { description: 'Answer in Portuguese.' })).status).toBe(201);
     expect((await user.post('/v1/gotchas', { tool_name: 'fly_to_moon', description: 'x' })).status).toBe(400);
     expect((await user.post('/v1/gotchas', { description: '  ' })).status).toBe(400);
@@ -233,7 +248,10 @@ describe('profile API', () => {
     expect(put.status).toBe(200);
     expect(put.body.soul).toBe('Gamer vibe: gg, achievement unlocked.');
     await user.request('PUT', '/v1/profile/memory', { content: 'Finished Zelda.' });
-    expect((await user.get('/v1/profile')).body).toMatchObject({ soul: 'Gamer vibe: gg, achievement unlocked.', memory: 'Finished Zelda.' });
+    expect((await user.get('/v1/profile')).body).toMatchObject({
+      soul: 'Gamer vibe: gg, achievement unlocked.',
+      memory: 'Finished Zelda.',
+    });
 
     const unknown = await user.request('PUT', '/v1/profile/diary', { content: 'x' });
     expect(unknown.status).toBe(400);

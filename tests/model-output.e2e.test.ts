@@ -88,7 +88,9 @@ describe('model output is untrusted', () => {
     const results = (followUp?.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)));
     expect(results).toHaveLength(8);
     expect(results.slice(0, 7).every((r: { success: boolean }) => r.success === false)).toBe(true);
-    expect(results.map((r: { error?: string }) => r.error ?? '').join('\n')).toMatch(/not valid JSON[\s\S]*not a JSON object[\s\S]*over the limit[\s\S]*NUL[\s\S]*deeper[\s\S]*no tool named/);
+    expect(results.map((r: { error?: string }) => r.error ?? '').join('\n')).toMatch(
+      /not valid JSON[\s\S]*not a JSON object[\s\S]*over the limit[\s\S]*NUL[\s\S]*deeper[\s\S]*no tool named/,
+    );
     expect(results[7]).toMatchObject({ success: true });
 
     const updates = events.filter((e) => e.event === 'task_update' && e.data.status === 'failed');

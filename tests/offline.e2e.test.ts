@@ -35,7 +35,9 @@ it('creates a folder (approved by hand) and a document in it (autonomous), endin
   expect(second.events.map((event) => event.event)).toEqual(expect.arrayContaining(['tool_start', 'tool_complete', 'token', 'message']));
   expect(second.events.at(-1)?.data.status).toBe('completed');
 
-  const rows = await db.query('SELECT f.name, d.title FROM folders f JOIN documents d ON d.folder_id = f.id WHERE f.user_id = $1', [user.userId]);
+  const rows = await db.query('SELECT f.name, d.title FROM folders f JOIN documents d ON d.folder_id = f.id WHERE f.user_id = $1', [
+    user.userId,
+  ]);
   expect(rows.rows).toEqual([{ name: 'Work', title: 'Plan' }]);
 });
 
@@ -46,7 +48,7 @@ it('answers anything else with help text that says it is not a language model', 
   expect(events.at(-1)?.data.status).toBe('completed');
 });
 
-it('runs the first 10 commands of a 16,000-character chain and says so; another user\'s turn sent alongside completes', async () => {
+it("runs the first 10 commands of a 16,000-character chain and says so; another user's turn sent alongside completes", async () => {
   const api = new Api(system.url);
   const [flooder, other] = await Promise.all([
     api.createUser(system.adminToken, { preferences: { autonomous_mode: true } }),
@@ -63,11 +65,13 @@ it('runs the first 10 commands of a 16,000-character chain and says so; another 
   expect(String(flood.events.findLast((event) => event.event === 'message')?.data.content)).toContain(
     `Only the first 10 of your ${commands} commands were planned`,
   );
-  const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1 ORDER BY created_at, name', [flooder.userId]);
+  const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1 ORDER BY created_at, name', [
+    flooder.userId,
+  ]);
   expect(folders.rows.map((row) => row.name).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `f${i + 1}`).sort());
 });
 
-it('reads reminder times in the user\'s zone (São Paulo): tomorrow at 9, every Monday at 8, in 20 minutes', async () => {
+it("reads reminder times in the user's zone (São Paulo): tomorrow at 9, every Monday at 8, in 20 minutes", async () => {
   const user = await new Api(system.url).createUser(system.adminToken, {
     preferences: { autonomous_mode: true, timezone: 'America/Sao_Paulo' },
   });
@@ -78,14 +82,19 @@ it('reads reminder times in the user\'s zone (São Paulo): tomorrow at 9, every 
   const after = DateTime.now();
   expect(events.at(-1)?.data.status).toBe('completed');
 
-  const rows = await db.query<{ text: string; at: Date; repeat: string | null }>('SELECT text, at, repeat FROM reminders WHERE user_id = $1 ORDER BY text', [
-    user.userId,
-  ]);
+  const rows = await db.query<{ text: string; at: Date; repeat: string | null }>(
+    'SELECT text, at, repeat FROM reminders WHERE user_id = $1 ORDER BY text',
+    [user.userId],
+  );
   const tomorrowAt9 = before.plus({ days: 1 }).set({ hour: 9, minute: 0, second: 0, millisecond: 0 });
   const mondayAt8 = before.set({ hour: 8, minute: 0, second: 0, millisecond: 0 }).plus({ days: (8 - before.weekday) % 7 });
   expect(rows.rows.map((row) => row.text)).toEqual(['call mom', 'regar as plantas', 'stretch']);
   expect(rows.rows[0]).toEqual({ text: 'call mom', at: tomorrowAt9.toJSDate(), repeat: null });
-  expect(rows.rows[1]).toEqual({ text: 'regar as plantas', at: (mondayAt8 <= before ? mondayAt8.plus({ weeks: 1 }) : mondayAt8).toJSDate(), repeat: 'weekly' });
+  expect(rows.rows[1]).toEqual({
+    text: 'regar as plantas',
+    at: (mondayAt8 <= before ? mondayAt8.plus({ weeks: 1 }) : mondayAt8).toJSDate(),
+    repeat: 'weekly',
+  });
   // Read in UTC, "in 20 minutes" would become a São Paulo wall clock three hours off.
   const stretch = rows.rows[2]?.at.getTime() ?? 0;
   expect(stretch).toBeGreaterThanOrEqual(before.plus({ minutes: 20 }).startOf('second').toMillis());

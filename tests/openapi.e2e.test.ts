@@ -73,7 +73,11 @@ it('accepts a request built from the example of POST /v1/messages', async () => 
   const res = await user.post('/v1/messages', example);
   expect(res.status).toBe(202);
   expect(Object.keys(operation.responses)).toContain('202');
-  expect(res.body).toEqual({ turn_id: expect.any(String), session_key: example.session_key, events_url: `/v1/turns/${res.body.turn_id}/events` });
+  expect(res.body).toEqual({
+    turn_id: expect.any(String),
+    session_key: example.session_key,
+    events_url: `/v1/turns/${res.body.turn_id}/events`,
+  });
 });
 
 it('serves the docs page and its assets from the local package', async () => {

@@ -56,7 +56,9 @@ beforeAll(async () => {
   const routes = byUserText(scripted);
   // Anything else is echoed, so a chat's answer names the message it answers.
   model.script = (body, index) =>
-    Object.keys(scripted).some((prefix) => userText(body).startsWith(prefix)) ? routes(body, index) : { content: `echo: ${userText(body)}` };
+    Object.keys(scripted).some((prefix) => userText(body).startsWith(prefix))
+      ? routes(body, index)
+      : { content: `echo: ${userText(body)}` };
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
@@ -88,7 +90,6 @@ const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001 };
 async function telegramText(chat: number, text: string): Promise<void> {
   expect((await webhooks.postTelegram(webhooks.tgText(chat, text, 8_000_000 + webhooks.nextId()))).status).toBe(200);
 }
-
 
 /** Links a new Telegram chat to the user with /link and waits for the confirmation. */
 async function linkTelegram(user: Api, chat: number): Promise<void> {
@@ -166,7 +167,10 @@ describe('budgets', () => {
     await telegramText(chat, 'usage: over it');
     await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'ok'), 'the answer within budget');
     await telegramText(chat, 'usage: again');
-    const reply = await system.waitFor(() => telegram.received(chat).find((call) => String(call.body.text).includes('resets at')), 'the budget reply');
+    const reply = await system.waitFor(
+      () => telegram.received(chat).find((call) => String(call.body.text).includes('resets at')),
+      'the budget reply',
+    );
     expect(reply.body.text).toContain('UTC');
   });
 });
@@ -182,7 +186,9 @@ describe('API keys', () => {
 
     const listed = await system.waitFor(async () => {
       const res = await user.get('/v1/api-keys');
-      return res.body.find((key: { id: string; last_used_at: string | null }) => key.id === created.body.id && key.last_used_at) ? res : undefined;
+      return res.body.find((key: { id: string; last_used_at: string | null }) => key.id === created.body.id && key.last_used_at)
+        ? res
+        : undefined;
     }, 'last_used_at of the new key');
     expect(listed.body).toHaveLength(2);
     expect(listed.body[1]).toEqual({
@@ -224,7 +230,10 @@ describe('export', () => {
       [user, 'Exported folder'],
       [other, 'Secret of another user'],
     ] as const) {
-      await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, $2::text, lower($2::text))`, [owner.userId, name]);
+      await db.query(`INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, $2::text, lower($2::text))`, [
+        owner.userId,
+        name,
+      ]);
       expect((await owner.post('/v1/gotchas', { description: `gotcha of ${name}` })).status).toBe(201);
     }
     expect(final((await user.converse('hello export')).events)).toBe('completed');
@@ -242,7 +251,18 @@ describe('export', () => {
     const text = await res.text();
     const exported = JSON.parse(text);
     expect(Object.keys(exported)).toEqual(
-      expect.arrayContaining(['user', 'preferences', 'profile', 'folders', 'documents', 'habits', 'reminders', 'goals', 'gotchas', 'sessions']),
+      expect.arrayContaining([
+        'user',
+        'preferences',
+        'profile',
+        'folders',
+        'documents',
+        'habits',
+        'reminders',
+        'goals',
+        'gotchas',
+        'sessions',
+      ]),
     );
     expect(exported.user).toMatchObject({ id: user.userId, display_name: 'Exporter' });
     expect(exported.profile).toEqual((await user.get('/v1/profile')).body);
@@ -286,14 +306,19 @@ describe('erasure', () => {
     expect((await digestStates()).filter((state) => state === 'delayed').length).toBeGreaterThan(0);
 
     const sentToChat = () =>
-      db.query(`SELECT COUNT(*)::int AS n FROM deliveries WHERE channel = 'telegram' AND recipient = $1`, [String(chat)]).then((r) => r.rows[0].n);
+      db
+        .query(`SELECT COUNT(*)::int AS n FROM deliveries WHERE channel = 'telegram' AND recipient = $1`, [String(chat)])
+        .then((r) => r.rows[0].n);
     expect(await sentToChat()).toBeGreaterThan(0);
 
     const erased = await user.request('DELETE', '/v1/me');
     expect(erased.status).toBe(202);
     // The key is refused from the first moment.
     expect((await user.get('/v1/me')).status).toBe(401);
-    await system.waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
+    await system.waitFor(
+      async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+      'the erasure job',
+    );
 
     const tables = await db.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'user_id'`,
@@ -313,10 +338,14 @@ describe('erasure', () => {
     try {
       expect(await reminders.getJobState(reminderFireJobId(reminder, new Date(at)))).toBe('unknown');
       // The twin's reminder, due at the same time, fires; the erased user's never does.
-      await system.waitFor(async () => {
-        const messages = await twin.get('/v1/sessions/agent:main:main/messages');
-        return messages.body.some((m: { content: string }) => m.content === 'Staying reminder');
-      }, 'the twin reminder', { timeoutMs: 20_000 });
+      await system.waitFor(
+        async () => {
+          const messages = await twin.get('/v1/sessions/agent:main:main/messages');
+          return messages.body.some((m: { content: string }) => m.content === 'Staying reminder');
+        },
+        'the twin reminder',
+        { timeoutMs: 20_000 },
+      );
     } finally {
       await reminders.close();
     }
@@ -326,9 +355,10 @@ describe('erasure', () => {
     // The chat is a stranger now: its next message starts a new user.
     await telegramText(chat, 'anyone there?');
     await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: anyone there?'), 'the new user answer');
-    const identity = await db.query<{ user_id: string }>(`SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`, [
-      String(chat),
-    ]);
+    const identity = await db.query<{ user_id: string }>(
+      `SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`,
+      [String(chat)],
+    );
     expect(identity.rows[0]?.user_id).toEqual(expect.any(String));
     expect(identity.rows[0]?.user_id).not.toBe(user.userId);
     expect((await admin.request('DELETE', `/v1/admin/users/${user.userId}`)).status).toBe(404);
@@ -351,8 +381,11 @@ describe('erasure', () => {
       expect((await admin.request('DELETE', `/v1/admin/users/${user.userId}`)).status).toBe(202);
       expect((await user.get('/v1/me')).status).toBe(401);
       expect((await admin.get('/v1/admin/users')).body.map((u: { id: string }) => u.id)).not.toContain(user.userId);
-      await system.waitFor(async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0, 'the erasure job');
-      expect((await db.query("SELECT last_value, is_called FROM test_operators_erase_once")).rows[0]).toMatchObject({ is_called: true });
+      await system.waitFor(
+        async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+        'the erasure job',
+      );
+      expect((await db.query('SELECT last_value, is_called FROM test_operators_erase_once')).rows[0]).toMatchObject({ is_called: true });
     } finally {
       await db.query('DROP TRIGGER IF EXISTS test_operators_erase_fault ON users');
     }

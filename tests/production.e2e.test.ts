@@ -24,7 +24,7 @@ beforeAll(async () => {
   model.script = byUserText({
     'folder:': (body) =>
       afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
-    'hi': () => ({ content: 'Hello!' }),
+    hi: () => ({ content: 'Hello!' }),
   });
 });
 
@@ -137,9 +137,13 @@ describe('with a running system', () => {
     });
     expect(res.status).toBe(200);
     const queues = await api.as(system.adminToken).get('/admin/queues/api/queues');
-    expect(queues.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(
-      ['agent-turns', 'deliveries', 'reminders', 'session-digests', 'tool-calls'],
-    );
+    expect(queues.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual([
+      'agent-turns',
+      'deliveries',
+      'reminders',
+      'session-digests',
+      'tool-calls',
+    ]);
   });
 });
 

@@ -54,7 +54,10 @@ async function start(): Promise<Run> {
   npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((res) => res.status === 200, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
     if (ready) return { npm, output: () => output };
     if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`npm start did not get ready:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -109,7 +109,9 @@ describe('reminders in local time', () => {
     let firedAt = 0;
     await waitFor(
       async () => {
-        const found = await db.query<{ last_fired_at: Date | null }>('SELECT last_fired_at FROM reminders WHERE user_id = $1', [user.userId]);
+        const found = await db.query<{ last_fired_at: Date | null }>('SELECT last_fired_at FROM reminders WHERE user_id = $1', [
+          user.userId,
+        ]);
         firedAt = found.rows[0]?.last_fired_at?.getTime() ?? 0;
         return firedAt > 0;
       },
@@ -134,7 +136,9 @@ describe('reminders in local time', () => {
     const after = await db.query<{ at: Date }>('SELECT at FROM reminders WHERE id = $1', [id]);
     expect(after.rows[0]?.at.getTime()).toBe(moved.toMillis());
     expect(await reminders.getJobState(reminderFireJobId(id, moved.toJSDate()))).toBe('delayed');
-    await waitFor(async () => (await reminders.getJobState(reminderFireJobId(id, at))) === 'unknown', 'the stale job to go', { timeoutMs: 5_000 });
+    await waitFor(async () => (await reminders.getJobState(reminderFireJobId(id, at))) === 'unknown', 'the stale job to go', {
+      timeoutMs: 5_000,
+    });
   });
 });
 
@@ -175,7 +179,9 @@ describe('a request a provider can cache (docs/memory.md#request-layout)', () =>
     const context = contextOf(third);
     expect(third.messages.at(-1)).toEqual({ role: 'user', content: 'cache: e o bolo de cenoura?' });
     const startedAt = requests[3]?.startedAt as number;
-    const clocks = [startedAt, startedAt - 60_000].map((ms) => DateTime.fromMillis(ms, { zone: FAR_ZONE }).toFormat('cccc, yyyy-MM-dd HH:mm'));
+    const clocks = [startedAt, startedAt - 60_000].map((ms) =>
+      DateTime.fromMillis(ms, { zone: FAR_ZONE }).toFormat('cccc, yyyy-MM-dd HH:mm'),
+    );
     expect(clocks.some((clock) => context.includes(`${clock} (${FAR_ZONE}`))).toBe(true);
     expect(context).toMatch(/## Relevant documents\n- "Receita de bolo de cenoura" \[ID: document_\d+\]/);
     // The clock and documents of earlier turns were never stored: each request has one context.

@@ -114,10 +114,9 @@ describe('a turn through the model', () => {
     expect(turn.body).toMatchObject({ id: turnId, status: 'completed', session_key: 'agent:main:main', iterations: 2 });
     expect(turn.body.finished_at).toBeTruthy();
 
-    const rows = await db.query(
-      `SELECT f.name, d.title FROM folders f JOIN documents d ON d.folder_id = f.id WHERE f.user_id = $1`,
-      [user.userId],
-    );
+    const rows = await db.query(`SELECT f.name, d.title FROM folders f JOIN documents d ON d.folder_id = f.id WHERE f.user_id = $1`, [
+      user.userId,
+    ]);
     expect(rows.rows).toEqual([{ name: 'Work', title: 'Plan' }]);
 
     const second = model.requests.at(-1)?.raw ?? '';
@@ -149,9 +148,7 @@ describe('a turn through the model', () => {
     answer = () => ({ content: 'Done.' });
 
     const { events } = await user.converse('create folder Flaky one');
-    expect(types(events)).toEqual(
-      expect.arrayContaining(['tool_start', 'tool_retry', 'tool_complete', 'message', 'done']),
-    );
+    expect(types(events)).toEqual(expect.arrayContaining(['tool_start', 'tool_retry', 'tool_complete', 'message', 'done']));
     const retry = events.find((event) => event.event === 'tool_retry');
     expect(retry?.data).toMatchObject({ task_id: 'task_1', tool_name: 'create_folder', attempt: 2, max_attempts: 2 });
     expect(String(retry?.data.reason)).toContain('injected failure');
@@ -163,9 +160,7 @@ describe('a turn through the model', () => {
   it('times out a hanging tool twice, fails the task with a clear error, and leaves the session usable', async () => {
     const user = await autonomousUser();
     plan = (text) =>
-      text.includes('Slow')
-        ? { toolCalls: [{ name: 'create_folder', arguments: { name: 'Slow one' } }] }
-        : { content: 'Hello again.' };
+      text.includes('Slow') ? { toolCalls: [{ name: 'create_folder', arguments: { name: 'Slow one' } }] } : { content: 'Hello again.' };
     answer = () => ({ content: 'That did not work.' });
 
     const { turn_id: turnId } = await user.send('create folder Slow one');

@@ -103,7 +103,9 @@ export class FakeModel extends LocalHttpServer {
     for (let i = 0; i < content.length; i += size) chunk({ content: content.slice(i, i + size) });
     (reply.toolCalls ?? []).forEach((call, i) => {
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      chunk({ tool_calls: [{ index: i, id: call.id ?? `call_${index}_${i}`, type: 'function', function: { name: call.name, arguments: '' } }] });
+      chunk({
+        tool_calls: [{ index: i, id: call.id ?? `call_${index}_${i}`, type: 'function', function: { name: call.name, arguments: '' } }],
+      });
       // Arguments arrive in pieces, as real models send them.
       const half = Math.ceil(args.length / 2);
       chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(0, half) } }] });

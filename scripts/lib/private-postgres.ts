@@ -54,7 +54,8 @@ function reachableBinaries(bin: Binaries, owner: { uid: number; gid: number }, d
   if (spawnSync(bin.postgres, ['--version'], { uid: owner.uid, gid: owner.gid, stdio: 'ignore' }).status === 0) return bin;
   const copy = `${dir}-bin`;
   const relative = (file: string) => path.join(copy, path.relative(path.resolve(bin.postgres, '../..'), file));
-  if (!fs.existsSync(relative(bin.postgres))) fs.cpSync(path.resolve(bin.postgres, '../..'), copy, { recursive: true, verbatimSymlinks: true });
+  if (!fs.existsSync(relative(bin.postgres)))
+    fs.cpSync(path.resolve(bin.postgres, '../..'), copy, { recursive: true, verbatimSymlinks: true });
   return { initdb: relative(bin.initdb), postgres: relative(bin.postgres) };
 }
 
@@ -66,7 +67,9 @@ function account(name: string): { uid: number; gid: number } {
     .find((entry) => entry.startsWith(`${name}:`));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (uid === undefined || gid === undefined) {
-    throw new Error(`running as root, npm start runs PostgreSQL as the user "${name}", which this machine lacks: create it, run npm start as another user, or set DATABASE_URL`);
+    throw new Error(
+      `running as root, npm start runs PostgreSQL as the user "${name}", which this machine lacks: create it, run npm start as another user, or set DATABASE_URL`,
+    );
   }
   return { uid: Number(uid), gid: Number(gid) };
 }
@@ -88,7 +91,9 @@ function run(command: string, args: string[], options: SpawnOptions): Promise<vo
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} failed: ${output.trim().split('\n').slice(-3).join(' | ')}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(command)} failed: ${output.trim().split('\n').slice(-3).join(' | ')}`)),
+    );
   });
 }
 
@@ -137,7 +142,9 @@ export async function startPrivatePostgres(dir: string, port: number, say: (mess
       const initdbArgs = ['-D', dir, '-U', 'postgres', `--pwfile=${passwordFile}`, '-A', 'scram-sha-256', '-E', 'UTF8'];
       await run(bin.initdb, [...initdbArgs, '--locale-provider=builtin', '--builtin-locale=C.UTF-8'], as);
     } catch (error) {
-      throw new Error(`${error instanceof Error ? error.message : String(error)}${owner ? ` (as root PostgreSQL runs as "${RUN_AS_WHEN_ROOT}", which must be able to read ${dir} and the project)` : ''}`);
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}${owner ? ` (as root PostgreSQL runs as "${RUN_AS_WHEN_ROOT}", which must be able to read ${dir} and the project)` : ''}`,
+      );
     } finally {
       fs.rmSync(path.dirname(passwordFile), { recursive: true, force: true });
     }
@@ -147,7 +154,11 @@ export async function startPrivatePostgres(dir: string, port: number, say: (mess
   // processes using it; its log goes to a file, which outlives npm start if that is killed.
   const logFile = `${dir}.log`;
   const log = fs.openSync(logFile, 'a');
-  const server = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-h', '127.0.0.1', '-k', ''], { ...as, detached: true, stdio: ['ignore', log, log] });
+  const server = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-h', '127.0.0.1', '-k', ''], {
+    ...as,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   server.on('error', () => undefined); // a failed spawn shows as the exit checked below
   const pid = server.pid as number;

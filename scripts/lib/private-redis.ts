@@ -38,12 +38,29 @@ export async function startPrivateRedis(dataDir: string, port: number, say: (mes
     say(`a private redis-server (pid ${leftover}) was left running by an earlier npm start: stopping it first`);
     await stopProcesses([leftover], 'SIGTERM', 10_000);
   } else if (await redisAnswers(url)) {
-    throw new Error(`something that is not npm start's own Redis answers on 127.0.0.1:${port}: stop it, set START_REDIS_PORT, or set REDIS_URL to use it`);
+    throw new Error(
+      `something that is not npm start's own Redis answers on 127.0.0.1:${port}: stop it, set START_REDIS_PORT, or set REDIS_URL to use it`,
+    );
   }
 
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir, '--pidfile', pidFile, '--save', '', '--appendonly', 'yes', '--appendfilename', 'redis.aof'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dataDir,
+      '--pidfile',
+      pidFile,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfilename',
+      'redis.aof',
+    ],
     // Its own process group, so a Ctrl-C reaches npm start alone, which stops Redis after the processes using it.
     { stdio: 'ignore', detached: true },
   );

@@ -98,7 +98,8 @@ export class TestSystem {
     const code = await exited;
     this.processes.delete(name);
     // A process that did not drain cleanly says why in its log (e.g. the step its deadline cut).
-    if (code !== 0 && signal !== 'SIGKILL') process.stderr.write(`${name} exited ${code} on ${signal}:\n${this.logs.filter((line) => line.startsWith(`[${name}]`)).join('')}`);
+    if (code !== 0 && signal !== 'SIGKILL')
+      process.stderr.write(`${name} exited ${code} on ${signal}:\n${this.logs.filter((line) => line.startsWith(`[${name}]`)).join('')}`);
     return code;
   }
 

@@ -24,7 +24,12 @@ export class ChannelWebhooks {
   tgText(from: number, text: string, updateId = this.nextId()) {
     const update = fixture(telegramPrivateText);
     update.update_id = updateId;
-    Object.assign(update.message, { message_id: this.nextId(), text, from: { ...update.message.from, id: from }, chat: { ...update.message.chat, id: from } });
+    Object.assign(update.message, {
+      message_id: this.nextId(),
+      text,
+      from: { ...update.message.from, id: from },
+      chat: { ...update.message.chat, id: from },
+    });
     return update;
   }
 

@@ -41,6 +41,9 @@ export interface TestUser {
 export async function insertTestUser(db: Queryable, displayName = 'Test user'): Promise<TestUser> {
   const user = await db.query<{ id: string }>('INSERT INTO users (display_name) VALUES ($1) RETURNING id', [displayName]);
   const userId = (user.rows[0] as { id: string }).id;
-  const session = await db.query<{ id: string }>("INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id", [userId]);
+  const session = await db.query<{ id: string }>(
+    "INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id",
+    [userId],
+  );
   return { userId, sessionId: (session.rows[0] as { id: string }).id };
 }

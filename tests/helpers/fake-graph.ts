@@ -46,7 +46,11 @@ export class FakeGraph extends LocalHttpServer {
     const status = ok ? 200 : 404;
     this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
     const payload = ok
-      ? { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.fake${this.messageId++}` }] }
+      ? {
+          messaging_product: 'whatsapp',
+          contacts: [{ input: body.to, wa_id: body.to }],
+          messages: [{ id: `wamid.fake${this.messageId++}` }],
+        }
       : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
   }
@@ -58,9 +62,18 @@ export class FakeGraph extends LocalHttpServer {
     const authorized = req.headers.authorization === `Bearer ${this.token}`;
     const status = !authorized ? 401 : media ? 200 : 404;
     this.requests.push({ path, authorization: req.headers.authorization, body: {}, status, at: Date.now() });
-    if (status !== 200 || !media) return void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no', code: 100 } }));
+    if (status !== 200 || !media)
+      return void res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'no', code: 100 } }));
     if (download) return void res.writeHead(200, { 'content-type': media.mimeType }).end(media.data);
-    const info = { messaging_product: 'whatsapp', url: `${this.baseUrl}/media-download/${id}`, mime_type: media.mimeType, file_size: media.data.length, id };
+    const info = {
+      messaging_product: 'whatsapp',
+      url: `${this.baseUrl}/media-download/${id}`,
+      mime_type: media.mimeType,
+      file_size: media.data.length,
+      id,
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(info));
   }
 

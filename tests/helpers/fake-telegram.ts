@@ -43,7 +43,10 @@ export class FakeTelegram extends LocalHttpServer {
 
   /** The next `times` sendMessage calls to chatId get this answer instead of success. */
   failSend(chatId: string | number, status: number, body: unknown, times = 1): void {
-    this.failures.set(String(chatId), Array.from({ length: times }, () => ({ status, body })));
+    this.failures.set(
+      String(chatId),
+      Array.from({ length: times }, () => ({ status, body })),
+    );
   }
 
   /** sendMessage calls to a chat, answered or not. */
@@ -61,7 +64,13 @@ export class FakeTelegram extends LocalHttpServer {
     const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url);
     if (download) {
       const file = [...this.files.values()].find((candidate) => candidate.path === download[2]);
-      this.calls.push({ method: 'download', token: download[1] ?? '', body: { path: download[2] }, status: file ? 200 : 404, at: Date.now() });
+      this.calls.push({
+        method: 'download',
+        token: download[1] ?? '',
+        body: { path: download[2] },
+        status: file ? 200 : 404,
+        at: Date.now(),
+      });
       if (!file) return void res.writeHead(404).end();
       return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file.data);
     }
@@ -78,12 +87,21 @@ export class FakeTelegram extends LocalHttpServer {
     if (method === 'getFile') {
       const file = this.files.get(String(body.file_id));
       if (!file) return reply(400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
-      return reply(200, { ok: true, result: { file_id: body.file_id, file_unique_id: `u${body.file_id}`, file_size: file.data.length, file_path: file.path } });
+      return reply(200, {
+        ok: true,
+        result: { file_id: body.file_id, file_unique_id: `u${body.file_id}`, file_size: file.data.length, file_path: file.path },
+      });
     }
     if (method === 'sendMessage') {
       const canned = this.failures.get(String(body.chat_id))?.shift();
       if (canned) return reply(canned.status, canned.body);
-      const message = { message_id: this.messageId++, from: this.bot, chat: { id: body.chat_id }, date: Math.floor(Date.now() / 1000), text: body.text };
+      const message = {
+        message_id: this.messageId++,
+        from: this.bot,
+        chat: { id: body.chat_id },
+        date: Math.floor(Date.now() / 1000),
+        text: body.text,
+      };
       return reply(200, { ok: true, result: message });
     }
     return reply(400, { ok: false, error_code: 400, description: `Bad Request: unknown method ${method}` });

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createDb, DB_POOL_SIZE, parseConfig, UUID_PATTERN, type Db, type OutboxEntry, type ToolName, type ToolResult } from '@assistant/shared';
+import {
+  createDb,
+  DB_POOL_SIZE,
+  parseConfig,
+  UUID_PATTERN,
+  type Db,
+  type OutboxEntry,
+  type ToolName,
+  type ToolResult,
+} from '@assistant/shared';
 import { BuiltinTools } from '../../services/tool-worker/src/builtin-tools';
 import type { ToolHandlers } from '../../services/tool-worker/src/handlers';
 import { givenUp, runAttempts } from '../../services/tool-worker/src/tool-plan';

@@ -21,9 +21,7 @@ const connectionUrl = (fallback: string, scheme: RegExp, example: string) =>
   optionalString.transform((v) => v ?? fallback).pipe(z.string().regex(scheme, `must start with ${example}`));
 
 const int = (fallback: number, min: number, max: number) =>
-  optionalString
-    .transform((v) => v ?? String(fallback))
-    .pipe(z.coerce.number<string>().int().min(min).max(max));
+  optionalString.transform((v) => v ?? String(fallback)).pipe(z.coerce.number<string>().int().min(min).max(max));
 
 /** Every variable the processes read, with its default (README.md#configuration). */
 export const configSchema = z
@@ -45,7 +43,10 @@ export const configSchema = z
     OPENAI_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
     /** Models a user may choose as `default_model` (comma-separated); unset or empty = any. */
     MODEL_ALLOWLIST: optionalString.transform((v) => {
-      const models = (v ?? '').split(',').map((model) => model.trim()).filter(Boolean);
+      const models = (v ?? '')
+        .split(',')
+        .map((model) => model.trim())
+        .filter(Boolean);
       return models.length > 0 ? models : undefined;
     }),
     MODEL_TIMEOUT_MS: int(120_000, 1_000, 600_000),
@@ -70,9 +71,7 @@ export const configSchema = z
     MAX_ACTIVE_TURNS_PER_USER: int(4, 1, 1_000),
     /** Tool calls of one model step that run; the others get a "not run" result. */
     MAX_TOOL_CALLS_PER_STEP: int(20, 1, 1_000),
-    LOG_LEVEL: optionalString
-      .transform((v) => v ?? 'info')
-      .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+    LOG_LEVEL: optionalString.transform((v) => v ?? 'info').pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
     /** The zone of a user who has not set one; a name the zone database lacks stops the process. */
     DEFAULT_TIMEZONE: optionalString
       .transform((v) => v ?? 'UTC')
@@ -112,9 +111,7 @@ export class ConfigError extends Error {
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = configSchema.safeParse(env);
   if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
-  );
+  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
 }
 
 /** For a process entry point: invalid configuration prints one line per problem and exits 1. */

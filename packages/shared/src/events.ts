@@ -10,9 +10,7 @@ const args = z.record(z.string(), z.unknown());
 export const eventSchemas = {
   turn_started: z.object({ session_key: z.string() }),
   task_list: z.object({
-    tasks: z.array(
-      z.object({ id: z.string(), description: z.string(), tool_name: z.string(), status: z.literal('pending') }),
-    ),
+    tasks: z.array(z.object({ id: z.string(), description: z.string(), tool_name: z.string(), status: z.literal('pending') })),
   }),
   task_update: z.object({
     task_id: z.string(),

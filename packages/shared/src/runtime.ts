@@ -37,7 +37,17 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);
   const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
-  const events = new EventWriter(redis, config.QUEUE_PREFIX, config.EVENT_RETENTION_SECONDS, observeEvents(metrics, db, logger, config.MCP_SERVERS.map((server) => server.name)));
+  const events = new EventWriter(
+    redis,
+    config.QUEUE_PREFIX,
+    config.EVENT_RETENTION_SECONDS,
+    observeEvents(
+      metrics,
+      db,
+      logger,
+      config.MCP_SERVERS.map((server) => server.name),
+    ),
+  );
   return {
     config,
     logger,
@@ -47,10 +57,16 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     events,
     outbox: new OutboxPublisher(db, events, queues, new ChatTyping(redis, config.QUEUE_PREFIX)),
     metrics,
-    mcp: new McpCatalog(redis, config.QUEUE_PREFIX, config.MCP_SERVERS.map((server) => server.name)),
+    mcp: new McpCatalog(
+      redis,
+      config.QUEUE_PREFIX,
+      config.MCP_SERVERS.map((server) => server.name),
+    ),
     checkReady: async () => {
       const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);
-      const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(Boolean);
+      const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(
+        Boolean,
+      );
       if (failed.length > 0) throw new Error(`not ready: ${failed.join(', ')} did not answer`);
     },
     close: async () => {

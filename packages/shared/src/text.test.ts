@@ -12,9 +12,7 @@ describe('nameKey', () => {
 
 describe('stripUuids', () => {
   it('replaces every UUID in a text', () => {
-    expect(stripUuids('a 3f2b8c1e-9d4a-4b7e-8f00-1234567890ab b 3F2B8C1E-9D4A-4B7E-8F00-1234567890AB')).toBe(
-      'a [hidden id] b [hidden id]',
-    );
+    expect(stripUuids('a 3f2b8c1e-9d4a-4b7e-8f00-1234567890ab b 3F2B8C1E-9D4A-4B7E-8F00-1234567890AB')).toBe('a [hidden id] b [hidden id]');
   });
 });
 

@@ -20,9 +20,7 @@ export function splitText(text: string, limit: number): string[] {
   let rest = text;
   while (rest.length > limit) {
     const window = rest.slice(0, limit);
-    const cut = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf(' ')].find(
-      (i) => i >= limit / 2,
-    );
+    const cut = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf(' ')].find((i) => i >= limit / 2);
     const end = cut === undefined ? limit : cut;
     parts.push(rest.slice(0, end).trimEnd());
     rest = rest.slice(end).trimStart();

@@ -88,9 +88,9 @@ export async function runProfile(
     const statements = await statementStats(db, 'reset');
     const processPids = () => [...system.processes.entries()].map(([name, child]) => [name, child.pid as number] as const);
     const dbPids = async () =>
-      (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map(
-        (row) => row.pid,
-      );
+      (
+        await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+      ).rows.map((row) => row.pid);
     const meter = new CpuMeter();
     meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
 

@@ -144,10 +144,12 @@ export class ToolRunner {
     const durationMs = updated.rows[0]?.duration_ms;
     if (durationMs === undefined) return [];
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
-    await client.query(
-      `INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`,
-      [task.session_id, task.turn_id, text, task.call_id],
-    );
+    await client.query(`INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`, [
+      task.session_id,
+      task.turn_id,
+      text,
+      task.call_id,
+    ]);
     const owed = [
       failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
@@ -168,5 +170,11 @@ export class ToolRunner {
 }
 
 function builtinCall(task: ToolTask): BuiltinCall {
-  return { toolName: task.tool_name, arguments: task.arguments, userId: task.user_id, sessionId: task.session_id, entityId: task.entity_id };
+  return {
+    toolName: task.tool_name,
+    arguments: task.arguments,
+    userId: task.user_id,
+    sessionId: task.session_id,
+    entityId: task.entity_id,
+  };
 }

@@ -30,7 +30,10 @@ export class MediaDownloadError extends Error {
   }
 }
 
-const telegramFile = z.looseObject({ ok: z.literal(true), result: z.looseObject({ file_path: z.string(), file_size: z.number().optional() }) });
+const telegramFile = z.looseObject({
+  ok: z.literal(true),
+  result: z.looseObject({ file_path: z.string(), file_size: z.number().optional() }),
+});
 const whatsappMedia = z.looseObject({ url: z.url(), mime_type: z.string().optional(), file_size: z.coerce.number().optional() });
 
 /**
@@ -117,13 +120,25 @@ const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
   'image/webp': 'webp',
 };
-const MIME_TYPES: Record<string, string> = { oga: 'audio/ogg', ogg: 'audio/ogg', mp3: 'audio/mpeg', m4a: 'audio/mp4', jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+const MIME_TYPES: Record<string, string> = {
+  oga: 'audio/ogg',
+  ogg: 'audio/ogg',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+};
 
 function finish(data: Buffer, contentType: string | null | undefined, path: string): DownloadedMedia {
   const fromPath = /\.(\w+)$/.exec(path)?.[1]?.toLowerCase();
   const declared = contentType?.split(';')[0]?.trim().toLowerCase();
   // Telegram serves files as application/octet-stream: the path's extension is the better witness.
-  const mimeType = (declared && declared !== 'application/octet-stream' ? declared : undefined) ?? (fromPath ? MIME_TYPES[fromPath] : undefined) ?? 'application/octet-stream';
+  const mimeType =
+    (declared && declared !== 'application/octet-stream' ? declared : undefined) ??
+    (fromPath ? MIME_TYPES[fromPath] : undefined) ??
+    'application/octet-stream';
   const extension = EXTENSIONS[mimeType] ?? (fromPath === 'oga' ? 'ogg' : fromPath) ?? 'bin';
   return { data, mimeType, fileName: `media.${extension}` };
 }

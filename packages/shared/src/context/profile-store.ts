@@ -13,9 +13,7 @@ function toProfile(row: ProfileRow | undefined): Profile {
 }
 
 export async function loadProfile(db: Queryable, userId: string): Promise<Profile> {
-  const found = await db.query<ProfileRow>(`SELECT ${COLUMNS.join(', ')} FROM agent_memory_profiles WHERE user_id = $1`, [
-    userId,
-  ]);
+  const found = await db.query<ProfileRow>(`SELECT ${COLUMNS.join(', ')} FROM agent_memory_profiles WHERE user_id = $1`, [userId]);
   return toProfile(found.rows[0]);
 }
 

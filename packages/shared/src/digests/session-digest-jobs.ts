@@ -7,9 +7,14 @@ import { outboxJob, type OutboxEntry } from '../turns/outbox';
  * has been quiet for `idleSeconds`. The job id names the turn, so republishing is harmless.
  */
 export function sessionIdleDigestJob(sessionId: string, turnId: string, idleSeconds: number): OutboxEntry {
-  return outboxJob('session-digests', 'digest', { sessionId, reason: 'idle' }, {
-    jobId: jobId('digest-idle', turnId),
-    delayMs: idleSeconds * 1_000,
-    debounceId: jobId('digest', sessionId),
-  });
+  return outboxJob(
+    'session-digests',
+    'digest',
+    { sessionId, reason: 'idle' },
+    {
+      jobId: jobId('digest-idle', turnId),
+      delayMs: idleSeconds * 1_000,
+      debounceId: jobId('digest', sessionId),
+    },
+  );
 }

@@ -149,9 +149,7 @@ export class RefRegistry {
     const candidates = await this.someCandidates(entity, name, db);
     throw new ToolInputError(
       `No ${noun} named "${name}" was found.${listCandidates(candidates)}`,
-      candidates.length > 0
-        ? `Use one of the refs listed, or create the ${noun} first.`
-        : `There are no ${noun}s yet; create one first.`,
+      candidates.length > 0 ? `Use one of the refs listed, or create the ${noun} first.` : `There are no ${noun}s yet; create one first.`,
       candidates,
     );
   }

@@ -11,10 +11,15 @@ export function reminderFireJobId(reminderId: string, at: Date): string {
 
 /** The delayed job that fires a reminder at `at`, for an outbox (or to enqueue after a commit). */
 export function reminderFireJob(reminderId: string, at: Date, now = Date.now()): OutboxEntry {
-  return outboxJob('reminders', 'fire', { reminderId, at: at.toISOString() }, {
-    jobId: reminderFireJobId(reminderId, at),
-    delayMs: Math.max(0, at.getTime() - now),
-  });
+  return outboxJob(
+    'reminders',
+    'fire',
+    { reminderId, at: at.toISOString() },
+    {
+      jobId: reminderFireJobId(reminderId, at),
+      delayMs: Math.max(0, at.getTime() - now),
+    },
+  );
 }
 
 export function reminderCancelJob(reminderId: string, at: Date): OutboxEntry {

@@ -19,9 +19,10 @@ export const REMINDER_TIMING_COLUMNS = 'at, repeat, local_at::text AS local_at';
  * change then moves the reminders written here too.
  */
 export async function userTimeZone(db: Queryable, userId: string, lock = false): Promise<string> {
-  const found = await db.query<{ timezone: string }>(`SELECT timezone FROM user_preferences WHERE user_id = $1${lock ? ' FOR SHARE' : ''}`, [
-    userId,
-  ]);
+  const found = await db.query<{ timezone: string }>(
+    `SELECT timezone FROM user_preferences WHERE user_id = $1${lock ? ' FOR SHARE' : ''}`,
+    [userId],
+  );
   return found.rows[0]?.timezone ?? 'UTC';
 }
 
@@ -46,7 +47,13 @@ export function firstFiring(repeat: ReminderRepeat | null, wall: WallClock, inst
  * `to`. A repeating one whose new time has already passed moves to its next occurrence; a one-off
  * one then fires at once (it had not fired yet). Returns the jobs to publish after the commit.
  */
-export async function moveRemindersToZone(client: DbClient, userId: string, from: string, to: string, now = new Date()): Promise<OutboxEntry[]> {
+export async function moveRemindersToZone(
+  client: DbClient,
+  userId: string,
+  from: string,
+  to: string,
+  now = new Date(),
+): Promise<OutboxEntry[]> {
   const found = await client.query<ReminderTiming & { id: string }>(
     `SELECT id, ${REMINDER_TIMING_COLUMNS} FROM reminders
      WHERE user_id = $1 AND (repeat IS NOT NULL OR last_fired_at IS NULL OR last_fired_at < at)
@@ -58,10 +65,17 @@ export async function moveRemindersToZone(client: DbClient, userId: string, from
     const anchor = reminderWallClock(reminder, from);
     // The occurrence due next keeps its local date; the anchor gives the time of day, undoing a gap's shift.
     const { year, month, day } = wallClockOf(reminder.at, from);
-    let at = instantOf({ year, month, day, hour: anchor.hour, minute: anchor.minute, second: anchor.second, millisecond: anchor.millisecond }, to);
+    let at = instantOf(
+      { year, month, day, hour: anchor.hour, minute: anchor.minute, second: anchor.second, millisecond: anchor.millisecond },
+      to,
+    );
     if (reminder.repeat && at.getTime() <= now.getTime()) at = nextOccurrence({ repeat: reminder.repeat, anchor, zone: to }, now);
     if (at.getTime() === reminder.at.getTime()) continue;
-    await client.query('UPDATE reminders SET at = $2, local_at = $3, updated_at = NOW() WHERE id = $1', [reminder.id, at, wallClockText(anchor)]);
+    await client.query('UPDATE reminders SET at = $2, local_at = $3, updated_at = NOW() WHERE id = $1', [
+      reminder.id,
+      at,
+      wallClockText(anchor),
+    ]);
     jobs.push(reminderCancelJob(reminder.id, reminder.at), reminderFireJob(reminder.id, at, now.getTime()));
   }
   return jobs;

@@ -6,7 +6,15 @@ function wall(text: string): WallClock {
   const [date = '', time = ''] = text.split(' ');
   const [year, month, day] = date.split('-').map(Number);
   const [hour, minute] = time.split(':').map(Number);
-  return { year: year as number, month: month as number, day: day as number, hour: hour as number, minute: minute as number, second: 0, millisecond: 0 };
+  return {
+    year: year as number,
+    month: month as number,
+    day: day as number,
+    hour: hour as number,
+    minute: minute as number,
+    second: 0,
+    millisecond: 0,
+  };
 }
 
 /** The first `count` occurrences of a rule anchored at `anchor`, as UTC ISO strings. */
@@ -78,7 +86,10 @@ describe('weekdays, weekly and monthly', () => {
   });
 
   it('a weekdays reminder set for a Saturday first fires on Monday', () => {
-    expect(occurrences('weekdays', 'America/Sao_Paulo', '2026-11-21 07:00', 2)).toEqual(['2026-11-23T10:00:00.000Z', '2026-11-24T10:00:00.000Z']);
+    expect(occurrences('weekdays', 'America/Sao_Paulo', '2026-11-21 07:00', 2)).toEqual([
+      '2026-11-23T10:00:00.000Z',
+      '2026-11-24T10:00:00.000Z',
+    ]);
   });
 
   it('weekly keeps its weekday and 09:00 across Lisbon’s 2026 autumn change', () => {

@@ -4,7 +4,7 @@ import { defineTool, displayName, entityReference, quote } from './tool-spec';
 export const documentTools = {
   create_document: defineTool({
     description:
-      'Create a document, optionally inside a folder and with initial content. The result gives the new document\'s ref (e.g. document_1).',
+      "Create a document, optionally inside a folder and with initial content. The result gives the new document's ref (e.g. document_1).",
     input: z.object({
       title: displayName(255, 'The document title, 1 to 255 characters.'),
       folder_id: entityReference('folder').optional(),

@@ -4,7 +4,7 @@ import { defineTool, displayName, entityReference, quote } from './tool-spec';
 export const folderTools = {
   create_folder: defineTool({
     description:
-      'Create a folder for documents. Optionally inside another folder. The result gives the new folder\'s ref (e.g. folder_1); use that ref in later calls.',
+      "Create a folder for documents. Optionally inside another folder. The result gives the new folder's ref (e.g. folder_1); use that ref in later calls.",
     input: z.object({
       name: displayName(100, 'The folder name, 1 to 100 characters.'),
       parent_folder_id: entityReference('folder').optional(),

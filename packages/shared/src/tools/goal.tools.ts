@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
-const targetDate = z.iso
-  .date({ error: 'must be a date like 2026-12-31' })
-  .describe('The date to reach the goal by, as YYYY-MM-DD.');
+const targetDate = z.iso.date({ error: 'must be a date like 2026-12-31' }).describe('The date to reach the goal by, as YYYY-MM-DD.');
 
 export const goalTools = {
   create_goal: defineTool({

@@ -36,7 +36,7 @@ export const habitTools = {
     describe: (a) => `Update habit ${quote(a.habit_id)}${a.name ? ` to ${quote(a.name)}` : ''}`,
   }),
   delete_habit: defineTool({
-    description: "Delete a habit. Its reminders and goals stay, no longer linked to it.",
+    description: 'Delete a habit. Its reminders and goals stay, no longer linked to it.',
     input: z.object({ habit_id: entityReference('habit') }),
     mutates: true,
     describe: (a) => `Delete habit ${quote(a.habit_id)}`,

@@ -6,9 +6,14 @@ import { defineTool, quote } from './tool-spec';
 export const memoryTools = {
   remember: defineTool({
     description:
-      "Store a lasting fact about the user or their wishes in long-term memory (MEMORY), to recall in later conversations. One fact per call, in a short sentence.",
+      'Store a lasting fact about the user or their wishes in long-term memory (MEMORY), to recall in later conversations. One fact per call, in a short sentence.',
     input: z.object({
-      content: z.string().trim().min(1, 'must not be blank').max(2_000, 'must be at most 2000 characters').describe('The fact to remember.'),
+      content: z
+        .string()
+        .trim()
+        .min(1, 'must not be blank')
+        .max(2_000, 'must be at most 2000 characters')
+        .describe('The fact to remember.'),
     }),
     mutates: true,
     describe: (a) => `Remember ${quote(a.content)}`,
@@ -18,7 +23,10 @@ export const memoryTools = {
       "Replace one whole section of the assistant's profile: agents (instructions), soul (personality), identity, user (about the user), tools (notes on tools) or memory (long-term memory). The old text of that section is lost, so include what should stay.",
     input: z.object({
       section: z.enum(PROFILE_SECTIONS).describe('Which section to replace.'),
-      content: z.string().max(SECTION_CAP, `must be at most ${SECTION_CAP} characters`).describe('The new text of the section; may be empty.'),
+      content: z
+        .string()
+        .max(SECTION_CAP, `must be at most ${SECTION_CAP} characters`)
+        .describe('The new text of the section; may be empty.'),
     }),
     mutates: true,
     describe: (a) => `Replace profile section ${a.section}`,

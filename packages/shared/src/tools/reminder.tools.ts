@@ -10,11 +10,13 @@ const at = z.iso
     error: "must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
   })
   .describe(
-    "When it fires: an ISO 8601 date-time. Without an offset (\"2026-05-01T07:00:00\") it is the user's local time, in their time zone; with one (\"2026-05-01T07:00:00-03:00\") it is that instant. Must be in the future.",
+    'When it fires: an ISO 8601 date-time. Without an offset ("2026-05-01T07:00:00") it is the user\'s local time, in their time zone; with one ("2026-05-01T07:00:00-03:00") it is that instant. Must be in the future.',
   );
 const repeat = z
   .enum(REMINDER_REPEATS)
-  .describe("Repeat from `at` in the user's time zone, keeping its local time of day: daily, weekdays (Monday to Friday), weekly or monthly.");
+  .describe(
+    "Repeat from `at` in the user's time zone, keeping its local time of day: daily, weekdays (Monday to Friday), weekly or monthly.",
+  );
 
 export const reminderTools = {
   create_reminder: defineTool({

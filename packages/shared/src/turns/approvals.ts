@@ -28,7 +28,12 @@ export function approvalEntries(
       tool_name: task.name,
       arguments: eventArguments(task.args),
     }),
-    outboxJob('agent-turns', 'expire-approval', { approvalId }, { jobId: jobId('expire', approvalId), delayMs: m.approvalTtlSeconds * 1_000 }),
+    outboxJob(
+      'agent-turns',
+      'expire-approval',
+      { approvalId },
+      { jobId: jobId('expire', approvalId), delayMs: m.approvalTtlSeconds * 1_000 },
+    ),
   ];
 }
 

@@ -18,10 +18,7 @@ export async function askUser(m: TurnMachine, state: TurnState, remaining: TaskR
 }
 
 /** Answers `ask_user_continue`: go on with the remaining tasks, or skip them and end the turn. */
-export async function answerContinue(
-  db: Db,
-  input: { userId: string; turnId: string; proceed: boolean },
-): Promise<ControlOutcome> {
+export async function answerContinue(db: Db, input: { userId: string; turnId: string; proceed: boolean }): Promise<ControlOutcome> {
   return withTransaction(db, async (client) => {
     const turn = await lockTurn(client, input.turnId, input.userId);
     if (!turn) return 'not_found';
@@ -33,10 +30,11 @@ export async function answerContinue(
     }
     const skipped = await skipOpenTasks(client, turn, 'The user chose to stop; this was not done.');
     const content = 'Stopped as you asked; the remaining tasks were skipped.';
-    await client.query(
-      `INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`,
-      [turn.session_id, turn.id, content],
-    );
+    await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
+      turn.session_id,
+      turn.id,
+      content,
+    ]);
     await finish(client, turn, 'completed', [...skipped, outboxEvent({ type: 'message', role: 'assistant', content })]);
     return 'ok';
   });

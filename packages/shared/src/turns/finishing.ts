@@ -10,14 +10,17 @@ import { isFinal, type FinalStatus } from './turn-status';
 // The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
 // ('lane.<id>'): BullMQ would silently drop a second job with the same id.
 export function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
-  return [
-    outboxEvent({ type: 'done', status }),
-    outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) }),
-  ];
+  return [outboxEvent({ type: 'done', status }), outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) })];
 }
 
 /** Ends a locked turn with `status`, after the entries that explain how it got there. */
-export async function finish(client: DbClient, turn: LockedTurn, status: FinalStatus, before: OutboxEntry[], error?: string): Promise<void> {
+export async function finish(
+  client: DbClient,
+  turn: LockedTurn,
+  status: FinalStatus,
+  before: OutboxEntry[],
+  error?: string,
+): Promise<void> {
   await client.query(
     `UPDATE turns SET status = $2, finished_at = NOW(), claim = NULL, error = $3, version = version + 1,
        outbox = outbox || $4::jsonb
@@ -34,10 +37,7 @@ export async function skipOpenTasks(client: DbClient, turn: LockedTurn, reason: 
      RETURNING ref, call_id, position`,
     [turn.id],
   );
-  await client.query(
-    `UPDATE approvals SET status = 'expired', decided_at = NOW() WHERE turn_id = $1 AND status = 'pending'`,
-    [turn.id],
-  );
+  await client.query(`UPDATE approvals SET status = 'expired', decided_at = NOW() WHERE turn_id = $1 AND status = 'pending'`, [turn.id]);
   const content = JSON.stringify(fail(reason, 'Do not retry this unless the user asks again.'));
   const rows = skipped.rows.sort((a, b) => a.position - b.position);
   for (const task of rows) await recordToolMessage(client, turn, task.call_id, content);

@@ -41,7 +41,12 @@ export async function planTasks(
     await client.query(
       `INSERT INTO messages (session_id, turn_id, role, content, tool_calls) VALUES ($1, $2, 'assistant', $3, $4)`,
       // Only what goes back to the model: the screen's parsed copy of the arguments would double the row.
-      [turn.session_id, turn.id, step.content, JSON.stringify(step.calls.map(({ id, name, arguments: text }) => ({ id, name, arguments: text })))],
+      [
+        turn.session_id,
+        turn.id,
+        step.content,
+        JSON.stringify(step.calls.map(({ id, name, arguments: text }) => ({ id, name, arguments: text }))),
+      ],
     );
     const last = await client.query<{ max: number | null }>('SELECT MAX(position) AS max FROM tasks WHERE turn_id = $1', [turn.id]);
     let position = last.rows[0]?.max ?? 0;
@@ -61,8 +66,18 @@ export async function planTasks(
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-        [turn.id, ref, position, iteration, call.id, call.name, JSON.stringify(args), description, mutates,
-          needsApproval ? 'awaiting_approval' : 'pending'],
+        [
+          turn.id,
+          ref,
+          position,
+          iteration,
+          call.id,
+          call.name,
+          JSON.stringify(args),
+          description,
+          mutates,
+          needsApproval ? 'awaiting_approval' : 'pending',
+        ],
       );
       planned.push({ id: ref, description, tool_name: call.name });
       if (needsApproval) {

@@ -62,7 +62,11 @@ describe('OutboxPublisher channel deliveries', () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0]?.id).toBe(`deliver.${entries[2]?.key}`);
     expect(jobs[0]?.name).toBe('turn-event');
-    expect(jobs[0]?.data).toEqual({ turnId, to: { channel: 'telegram', chat_id: '42' }, event: { type: 'message', role: 'assistant', content: 'Hello' } });
+    expect(jobs[0]?.data).toEqual({
+      turnId,
+      to: { channel: 'telegram', chat_id: '42' },
+      event: { type: 'message', role: 'assistant', content: 'Hello' },
+    });
   });
 
   it('queues nothing for a turn from the HTTP API', async () => {

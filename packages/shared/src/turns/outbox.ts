@@ -13,7 +13,16 @@ import { addJob, addStoredJob, jobId, type Queues } from '../queues';
  */
 export type OutboxEntry =
   | { key: string; kind: 'event'; event: TurnEventInput }
-  | { key: string; kind: 'job'; queue: QueueName; name: string; data: Record<string, unknown>; jobId: string; delayMs?: number; debounceId?: string };
+  | {
+      key: string;
+      kind: 'job';
+      queue: QueueName;
+      name: string;
+      data: Record<string, unknown>;
+      jobId: string;
+      delayMs?: number;
+      debounceId?: string;
+    };
 
 type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
 
@@ -60,9 +69,7 @@ export async function addOutboxJob(queues: Queues, entry: Extract<OutboxEntry, {
     ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
     // Debounce: this job replaces a still-delayed one with the same id; while that one
     // runs, this one waits and is added when it finishes (BullMQ deduplication).
-    ...(entry.debounceId !== undefined
-      ? { deduplication: { id: entry.debounceId, replace: true, keepLastIfActive: true } }
-      : {}),
+    ...(entry.debounceId !== undefined ? { deduplication: { id: entry.debounceId, replace: true, keepLastIfActive: true } } : {}),
   });
 }
 
@@ -92,15 +99,24 @@ export class OutboxPublisher {
     if (origin) await this.trackTyping(turnId, entries);
     // Events first, all in one round trip, so they precede whatever the jobs go on to emit.
     const events = entries.filter((entry) => entry.kind === 'event');
-    await this.events.emitMany(turnId, events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })));
+    await this.events.emitMany(
+      turnId,
+      events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
+    );
     for (const entry of entries) {
       if (entry.kind === 'event') {
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (origin && isChannelEvent(entry.event)) {
-          await addJob(this.queues, 'deliveries', 'turn-event', { turnId, to: origin, event: entry.event }, {
-            jobId: jobId('deliver', entry.key),
-          });
+          await addJob(
+            this.queues,
+            'deliveries',
+            'turn-event',
+            { turnId, to: origin, event: entry.event },
+            {
+              jobId: jobId('deliver', entry.key),
+            },
+          );
         }
       } else {
         await addOutboxJob(this.queues, entry);

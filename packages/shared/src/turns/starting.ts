@@ -82,7 +82,12 @@ export async function mergeIntoQueued(
  */
 export function wakeJob(sessionId: string, turnId: string, delayMs: number): OutboxEntry {
   const second = Math.ceil((Date.now() + delayMs) / 1000);
-  return outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('wake', `${turnId}.${second}`), delayMs: second * 1000 - Date.now() });
+  return outboxJob(
+    'agent-turns',
+    'lane',
+    { sessionId },
+    { jobId: jobId('wake', `${turnId}.${second}`), delayMs: second * 1000 - Date.now() },
+  );
 }
 
 /**
@@ -93,7 +98,10 @@ export async function activateNext(m: TurnMachine, sessionId: string): Promise<s
   const started = await withTransaction(m.db, async (client) => {
     // Serialises lane changes of one session across every worker copy.
     await client.query('SELECT id FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
-    const active = await client.query('SELECT 1 FROM turns WHERE session_id = $1 AND status = ANY($2) LIMIT 1', [sessionId, ACTIVE_STATUSES]);
+    const active = await client.query('SELECT 1 FROM turns WHERE session_id = $1 AND status = ANY($2) LIMIT 1', [
+      sessionId,
+      ACTIVE_STATUSES,
+    ]);
     if (active.rowCount !== 0) return undefined;
     const turn = await headOfLane(client, sessionId);
     if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, m.maxActiveTurnsPerUser))) return undefined;

@@ -47,18 +47,21 @@ export async function lockTurn(client: DbClient, turnId: string, userId?: string
 
 /** Bumps the locked turn's version (and sets its status), queueing its entries in the same statement. */
 export async function bumpVersion(client: DbClient, turnId: string, entries: OutboxEntry[], status?: string): Promise<void> {
-  await client.query(
-    `UPDATE turns SET version = version + 1, outbox = outbox || $2::jsonb, status = COALESCE($3, status) WHERE id = $1`,
-    [turnId, JSON.stringify(entries), status ?? null],
-  );
+  await client.query(`UPDATE turns SET version = version + 1, outbox = outbox || $2::jsonb, status = COALESCE($3, status) WHERE id = $1`, [
+    turnId,
+    JSON.stringify(entries),
+    status ?? null,
+  ]);
 }
 
 /** Records a tool message for a task that will not run, so the model is told what happened. */
 export async function recordToolMessage(client: DbClient, turn: LockedTurn, callId: string, content: string): Promise<void> {
-  await client.query(
-    `INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`,
-    [turn.session_id, turn.id, content, callId],
-  );
+  await client.query(`INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`, [
+    turn.session_id,
+    turn.id,
+    content,
+    callId,
+  ]);
 }
 
 /**

@@ -32,13 +32,26 @@ export async function recordUnrunTask(client: DbClient, turn: TurnRow, task: Unr
     `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status,
        failure, result, error, started_at, finished_at, duration_ms)
      VALUES ($1, $2, $3, $4, $5, $6, '{}', $7, false, $8, $9, $10, $11, NOW(), NOW(), 0)`,
-    [turn.id, ref, task.position, task.iteration, call.id, call.name, `Call ${call.name}`, status,
-      call.problem ? 'invalid' : null, text, error],
+    [
+      turn.id,
+      ref,
+      task.position,
+      task.iteration,
+      call.id,
+      call.name,
+      `Call ${call.name}`,
+      status,
+      call.problem ? 'invalid' : null,
+      text,
+      error,
+    ],
   );
-  await client.query(
-    `INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`,
-    [turn.session_id, turn.id, text, call.id],
-  );
+  await client.query(`INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`, [
+    turn.session_id,
+    turn.id,
+    text,
+    call.id,
+  ]);
   if (!call.problem) return [outboxEvent({ type: 'task_update', task_id: ref, status: 'skipped' })];
   // The same events as a call the tool worker refuses for invalid arguments.
   return [

@@ -1,6 +1,11 @@
 import { digestTranscript, TRANSCRIPT_LIMITS, type DigestMessage } from './digest-transcript';
 
-const message = (id: number, role: DigestMessage['role'], content: string, tool_calls: DigestMessage['tool_calls'] = null): DigestMessage => ({
+const message = (
+  id: number,
+  role: DigestMessage['role'],
+  content: string,
+  tool_calls: DigestMessage['tool_calls'] = null,
+): DigestMessage => ({
   id,
   role,
   content,

@@ -54,7 +54,9 @@ async function quiet(sessionId: string): Promise<void> {
 }
 
 async function memory(userId: string): Promise<string> {
-  const found = await pool.query<{ memory_content: string }>('SELECT memory_content FROM agent_memory_profiles WHERE user_id = $1', [userId]);
+  const found = await pool.query<{ memory_content: string }>('SELECT memory_content FROM agent_memory_profiles WHERE user_id = $1', [
+    userId,
+  ]);
   return found.rows[0]?.memory_content ?? '';
 }
 
@@ -73,10 +75,10 @@ describe('digestSession', () => {
     expect(outcome.kind === 'not-idle' && outcome.retryInMs).toBeGreaterThan(55_000);
 
     await quiet(sessionId);
-    await pool.query(`INSERT INTO turns (user_id, session_id, session_key, input, status) VALUES ($1, $2, 'agent:main:main', 'x', 'awaiting_approval')`, [
-      userId,
-      sessionId,
-    ]);
+    await pool.query(
+      `INSERT INTO turns (user_id, session_id, session_key, input, status) VALUES ($1, $2, 'agent:main:main', 'x', 'awaiting_approval')`,
+      [userId, sessionId],
+    );
     expect(await digestSession(deps(model), sessionId, { force: false })).toEqual({ kind: 'not-idle', retryInMs: 60_000 });
     expect(model.requests).toHaveLength(0);
   });

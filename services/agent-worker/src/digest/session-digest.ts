@@ -1,11 +1,4 @@
-import {
-  ACTIVE_STATUSES,
-  appendMemory,
-  stripUuids,
-  summarizeMessages,
-  withTransaction,
-  type Db,
-} from '@assistant/shared';
+import { ACTIVE_STATUSES, appendMemory, stripUuids, summarizeMessages, withTransaction, type Db } from '@assistant/shared';
 import type { ChatModel } from '../llm/chat-model';
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
@@ -18,10 +11,7 @@ export interface DigestDeps {
 }
 
 export type DigestOutcome =
-  | { kind: 'digested'; rounds: number }
-  | { kind: 'nothing-new' }
-  | { kind: 'not-idle'; retryInMs: number }
-  | { kind: 'gone' };
+  { kind: 'digested'; rounds: number } | { kind: 'nothing-new' } | { kind: 'not-idle'; retryInMs: number } | { kind: 'gone' };
 
 /** Messages read per round; a round also stops at the transcript's size limit. */
 const BATCH_MESSAGES = 300;
@@ -111,10 +101,9 @@ async function summarise(deps: DigestDeps, session: SessionState, transcript: st
 
 async function commit(deps: DigestDeps, sessionId: string, session: SessionState, lastId: number, summary: string | null): Promise<void> {
   await withTransaction(deps.db, async (client) => {
-    const locked = await client.query<{ digested_until: number }>(
-      'SELECT digested_until FROM sessions WHERE id = $1 FOR UPDATE',
-      [sessionId],
-    );
+    const locked = await client.query<{ digested_until: number }>('SELECT digested_until FROM sessions WHERE id = $1 FOR UPDATE', [
+      sessionId,
+    ]);
     if (locked.rows[0]?.digested_until !== session.digested_until) {
       throw new DigestConflictError(`session ${sessionId} was digested by another job meanwhile`);
     }

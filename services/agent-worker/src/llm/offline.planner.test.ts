@@ -185,9 +185,7 @@ describe('OfflinePlanner', () => {
       expect(await callsFor('CRIAR HÁBITO Meditação Guiada DIÁRIA')).toEqual([
         ['save_habit', { name: 'Meditação Guiada', frequency: 'daily' }],
       ]);
-      expect(await callsFor('criar habito Meditação diaria')).toEqual([
-        ['save_habit', { name: 'Meditação', frequency: 'daily' }],
-      ]);
+      expect(await callsFor('criar habito Meditação diaria')).toEqual([['save_habit', { name: 'Meditação', frequency: 'daily' }]]);
     });
 
     it('only strips a mention at the very start', async () => {
@@ -309,7 +307,11 @@ describe('OfflinePlanner', () => {
       const { req } = request([
         { role: 'user', content: commands(12) },
         { role: 'assistant', content: note, tool_calls: response.toolCalls },
-        ...response.toolCalls.map((call): ChatMessage => ({ role: 'tool', content: '{"success":true,"message":"ok"}', tool_call_id: call.id })),
+        ...response.toolCalls.map((call): ChatMessage => ({
+          role: 'tool',
+          content: '{"success":true,"message":"ok"}',
+          tool_call_id: call.id,
+        })),
       ]);
       expect((await new OfflinePlanner().complete(req)).content).toBe(`${'ok\n'.repeat(10)}${note}`);
     });
@@ -468,11 +470,14 @@ describe('OfflinePlanner', () => {
   });
 
   describe('text answers', () => {
-    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot'])('answers %p with the help text', async (text) => {
-      const { response, tokens } = await plan(text);
-      expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
-      expect(tokens.join('')).toBe(OFFLINE_HELP);
-    });
+    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot'])(
+      'answers %p with the help text',
+      async (text) => {
+        const { response, tokens } = await plan(text);
+        expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+        expect(tokens.join('')).toBe(OFFLINE_HELP);
+      },
+    );
 
     it('streams in several word chunks that concatenate to the content exactly', async () => {
       const { response, tokens } = await plan('hello');

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { OpenAIChatModel } from './openai.model';
 
 /** A compatible server that streams the given chunks' deltas as-is, then an optional usage chunk. */
-async function serve(deltas: Record<string, unknown>[], usage?: Record<string, unknown>): Promise<{ url: string; close: () => Promise<void> }> {
+async function serve(
+  deltas: Record<string, unknown>[],
+  usage?: Record<string, unknown>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = (fields: Record<string, unknown>) =>

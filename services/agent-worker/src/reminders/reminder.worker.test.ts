@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { createClientRedis, createDb, createLogger, createQueues, reminderFireJobId, type Db, type Queues, type Redis } from '@assistant/shared';
+import {
+  createClientRedis,
+  createDb,
+  createLogger,
+  createQueues,
+  reminderFireJobId,
+  type Db,
+  type Queues,
+  type Redis,
+} from '@assistant/shared';
 import { createReminderProcessor, fireReminder, type ReminderDeps } from './reminder.worker';
 
 const DAY = 86_400_000;

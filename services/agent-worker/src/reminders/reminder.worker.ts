@@ -65,9 +65,14 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     await postToMainSession(client, reminder);
     // Also to the user's last-used channel, once: the job id names this firing.
     const afterCommit: OutboxEntry[] = [
-      outboxJob('deliveries', 'notify', { userId: reminder.user_id, text: reminder.text }, {
-        jobId: jobId('notify', `${reminder.id}.${reminder.at.getTime()}`),
-      }),
+      outboxJob(
+        'deliveries',
+        'notify',
+        { userId: reminder.user_id, text: reminder.text },
+        {
+          jobId: jobId('notify', `${reminder.id}.${reminder.at.getTime()}`),
+        },
+      ),
     ];
     // The next time on the reminder's local rhythm after now: after downtime it fires once, not once per missed period.
     const nextAt = reminder.repeat

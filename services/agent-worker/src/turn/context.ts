@@ -39,10 +39,15 @@ export async function buildModelMessages(
   mcpTools: readonly McpToolEntry[] = [],
 ): Promise<{ messages: ChatMessage[]; timeZone: string }> {
   const [users, profile, rows, gotchas, documents, timeZone] = await Promise.all([
-    db.query<{ assistant_name: string; assistant_emoji: string | null; assistant_creature: string | null; assistant_tone: string | null; assistant_vibe: string | null }>(
-      'SELECT assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe FROM users WHERE id = $1',
-      [turn.user_id],
-    ),
+    db.query<{
+      assistant_name: string;
+      assistant_emoji: string | null;
+      assistant_creature: string | null;
+      assistant_tone: string | null;
+      assistant_vibe: string | null;
+    }>('SELECT assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe FROM users WHERE id = $1', [
+      turn.user_id,
+    ]),
     loadProfile(db, turn.user_id),
     db.query<StoredMessage>(
       `SELECT role, content, tool_calls, tool_call_id FROM
@@ -68,7 +73,12 @@ export async function buildModelMessages(
     sessionKind: sessionKind(turn.session_key),
     toolSummary: toolSummary(mcpTools),
   });
-  const context = buildTurnContext({ now: new Date(), timeZone, pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)), relevantDocuments: documents });
+  const context = buildTurnContext({
+    now: new Date(),
+    timeZone,
+    pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)),
+    relevantDocuments: documents,
+  });
   const history = buildHistory(rows.rows, historyTokenBudget);
   const messages = history.messages.map(toChatMessage);
   // Before the newest user message, so the tool calls and results of this turn's earlier steps

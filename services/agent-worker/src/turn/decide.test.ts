@@ -50,7 +50,7 @@ describe('decide', () => {
     expect(decide(state({}, [task('completed'), task('skipped'), task('failed')]), 'job')).toEqual({ kind: 'call-model' });
   });
 
-  it('resumes its own model call and leaves another job\'s alone', () => {
+  it("resumes its own model call and leaves another job's alone", () => {
     expect(decide(state({ claim: 'job' }), 'job')).toEqual({ kind: 'call-model' });
     expect(decide(state({ claim: 'other' }), 'job')).toEqual({ kind: 'wait' });
   });

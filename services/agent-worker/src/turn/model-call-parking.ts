@@ -61,10 +61,13 @@ export class ModelCallParking {
 
   private watch(job: Job, call: Promise<unknown>): void {
     const id = job.id as string;
-    const renew = setInterval(() => {
-      // Not delayed any more (promoted, or fell due after a stall): nothing to renew.
-      job.changeDelay(this.leaseMs).catch(() => undefined);
-    }, Math.max(500, Math.floor(this.leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        // Not delayed any more (promoted, or fell due after a stall): nothing to renew.
+        job.changeDelay(this.leaseMs).catch(() => undefined);
+      },
+      Math.max(500, Math.floor(this.leaseMs / 3)),
+    );
     call
       .catch((error: unknown) => {
         this.failures.set(id, error);

@@ -52,7 +52,10 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const mcpTools = await deps.mcp.tools();
   const { messages, timeZone } = await buildModelMessages(deps.machine.db, turn, deps.historyTokenBudget, mcpTools);
   const tokens = new TokenStream((deltas) =>
-    deps.events.emitMany(turn.id, deltas.map((delta) => ({ event: { type: 'token' as const, delta } }))),
+    deps.events.emitMany(
+      turn.id,
+      deltas.map((delta) => ({ event: { type: 'token' as const, delta } })),
+    ),
   );
   const response = await measuredCall(deps, {
     model: allowedModel(deps, turn.model),
@@ -68,9 +71,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   // A tool exists when it is built in, in the MCP catalogue the model was just offered, or of a
   // configured MCP server not connected yet (the tool worker then fails it with a clear result).
   const known = (name: string) =>
-    getTool(name) !== undefined ||
-    mcpTools.some((tool) => tool.name === name) ||
-    deps.mcp.configured.includes(mcpServerOf(name) ?? '');
+    getTool(name) !== undefined || mcpTools.some((tool) => tool.name === name) || deps.mcp.configured.includes(mcpServerOf(name) ?? '');
   const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known);
   if (!last && calls.length > 0) {
     const repeated = await repeatedCall(deps.machine.db, turn.id, calls);

@@ -59,7 +59,13 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     const started = await activateNext(machine, sessionId);
     const early = started ? undefined : await msUntilDue(db, sessionId);
     if (early !== undefined) {
-      await addJob(runtime.queues, 'agent-turns', 'lane', { sessionId }, { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early });
+      await addJob(
+        runtime.queues,
+        'agent-turns',
+        'lane',
+        { sessionId },
+        { jobId: jobId('rewake', `${sessionId}.${Date.now()}`), delay: early },
+      );
     }
     for (const other of await sessionsWaitingForSlot(db, sessionId, config.MAX_ACTIVE_TURNS_PER_USER)) {
       await activateNext(machine, other);
@@ -124,9 +130,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     logger.warn({ err: error, turnId, attempt: job.attemptsMade + 1, permanent }, 'turn step failed');
     if (!permanent && !lastAttempt) throw error;
-    const message = permanent
-      ? userMessageForModelError(error)
-      : 'The assistant could not finish this turn after several attempts.';
+    const message = permanent ? userMessageForModelError(error) : 'The assistant could not finish this turn after several attempts.';
     if (await failTurn(db, turnId, permanent ? 'model_error' : 'turn_failed', message)) await outbox.flush(turnId);
   }
 }

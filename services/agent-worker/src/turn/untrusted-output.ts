@@ -112,12 +112,14 @@ export function boundedTokens(emit: (delta: string) => Promise<void>): (delta: s
 /** Printable text only (no NUL or other control characters, well-formed), at most `max` characters. */
 function cleanText(text: string, max: number): string {
   // Cut before the surrogate repair, so a cut through a pair cannot leave half of it.
-  return text
-    .slice(0, max * 2)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .slice(0, max)
-    .replace(LONE_SURROGATES, '\uFFFD');
+  return (
+    text
+      .slice(0, max * 2)
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .slice(0, max)
+      .replace(LONE_SURROGATES, '\uFFFD')
+  );
 }
 
 /** The deepest nesting of arrays and objects in a JSON text, in one pass (strings skipped). */
@@ -128,7 +130,8 @@ export function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);

@@ -12,8 +12,16 @@ describe('button data', () => {
   it('reads back what it wrote', () => {
     const approvalId = randomUUID();
     const turnId = randomUUID();
-    expect(parseButtonData(buttonData({ kind: 'approval', approvalId, approve: true }))).toEqual({ kind: 'approval', approvalId, approve: true });
-    expect(parseButtonData(buttonData({ kind: 'approval', approvalId, approve: false }))).toEqual({ kind: 'approval', approvalId, approve: false });
+    expect(parseButtonData(buttonData({ kind: 'approval', approvalId, approve: true }))).toEqual({
+      kind: 'approval',
+      approvalId,
+      approve: true,
+    });
+    expect(parseButtonData(buttonData({ kind: 'approval', approvalId, approve: false }))).toEqual({
+      kind: 'approval',
+      approvalId,
+      approve: false,
+    });
     expect(parseButtonData(buttonData({ kind: 'continue', turnId, proceed: true }))).toEqual({ kind: 'continue', turnId, proceed: true });
   });
 

@@ -25,7 +25,9 @@ export function parseButtonData(data: string): ChannelDecision | undefined {
   if (!match) return undefined;
   const [, kind, id, answer] = match;
   const parsed = channelDecisionSchema.safeParse(
-    kind === 'a' ? { kind: 'approval', approvalId: id, approve: answer === 'y' } : { kind: 'continue', turnId: id, proceed: answer === 'y' },
+    kind === 'a'
+      ? { kind: 'approval', approvalId: id, approve: answer === 'y' }
+      : { kind: 'continue', turnId: id, proceed: answer === 'y' },
   );
   return parsed.success ? parsed.data : undefined;
 }

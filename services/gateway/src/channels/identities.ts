@@ -1,11 +1,4 @@
-import {
-  directSessionKey,
-  groupSessionKey,
-  MAIN_SESSION_KEY,
-  type ChannelAddress,
-  type DbClient,
-  type Queryable,
-} from '@assistant/shared';
+import { directSessionKey, groupSessionKey, MAIN_SESSION_KEY, type ChannelAddress, type DbClient, type Queryable } from '@assistant/shared';
 import { createUserIn } from '../users/users.service';
 import { directAddress, type ChannelName, type InboundMessage } from './channel-types';
 import { timeZoneForPhone } from './whatsapp/phone-time-zone';

@@ -12,7 +12,8 @@ import { consumeLinkCode } from './link-codes';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 
 const REPLIES = {
-  unsupported: 'I can only read text messages and voice notes for now, not photos, stickers, files or locations. Please type what you need.',
+  unsupported:
+    'I can only read text messages and voice notes for now, not photos, stickers, files or locations. Please type what you need.',
   linked: 'Linked: this chat now talks to your existing assistant.',
   badCode: 'That link code is not valid or has expired. Get a new one and send /link CODE within 10 minutes.',
   newSession: 'Started a new conversation.',
@@ -47,10 +48,22 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
   if (outcome.reply) {
-    await addJob(runtime.queues, 'deliveries', 'reply', { to: message.replyTo, text: outcome.reply }, { jobId: jobId('reply', accepted.rowId) });
+    await addJob(
+      runtime.queues,
+      'deliveries',
+      'reply',
+      { to: message.replyTo, text: outcome.reply },
+      { jobId: jobId('reply', accepted.rowId) },
+    );
   }
   if (outcome.voice && !outcome.turnId) {
-    await addJob(runtime.queues, 'deliveries', 'transcribe', { channelMessageId: accepted.rowId }, { jobId: jobId('transcribe', accepted.rowId) });
+    await addJob(
+      runtime.queues,
+      'deliveries',
+      'transcribe',
+      { channelMessageId: accepted.rowId },
+      { jobId: jobId('transcribe', accepted.rowId) },
+    );
   }
   return { ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
 }
@@ -63,10 +76,17 @@ async function record(client: DbClient, runtime: Runtime, message: InboundMessag
   );
   const rowId = inserted.rows[0]?.id;
   if (!rowId) {
-    const found = await client.query<{ id: string; user_id: string | null; turn_id: string | null; reply: string | null; decision: unknown; media: unknown }>(
-      `SELECT id, user_id, turn_id, reply, decision, media FROM channel_messages WHERE channel = $1 AND external_id = $2`,
-      [message.channel, message.externalId],
-    );
+    const found = await client.query<{
+      id: string;
+      user_id: string | null;
+      turn_id: string | null;
+      reply: string | null;
+      decision: unknown;
+      media: unknown;
+    }>(`SELECT id, user_id, turn_id, reply, decision, media FROM channel_messages WHERE channel = $1 AND external_id = $2`, [
+      message.channel,
+      message.externalId,
+    ]);
     const row = found.rows[0];
     if (!row) throw new Error('channel message vanished while being redelivered');
     const decision = channelDecisionSchema.safeParse(row.decision);

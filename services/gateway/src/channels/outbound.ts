@@ -41,7 +41,11 @@ export async function renderTurnEvent(db: Queryable, data: JobData<'deliveries',
 }
 
 /** Parts under the channel's limits, in order; the buttons ride on the last one. */
-export function outboundParts(message: OutboundMessage, limits: ChannelSender['limits'], formatMarkdown?: MarkdownFormatter): OutboundPart[] {
+export function outboundParts(
+  message: OutboundMessage,
+  limits: ChannelSender['limits'],
+  formatMarkdown?: MarkdownFormatter,
+): OutboundPart[] {
   if (message.text.trim() === '') return [];
   const limit = message.buttons ? limits.withButtons : limits.text;
   const parts: OutboundPart[] =

@@ -58,12 +58,15 @@ export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { 
 
   let busy = false;
   // A beat a few times per interval keeps the gap between two indicators near the interval.
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    beat()
-      .catch((error: unknown) => logger.warn({ err: error }, 'typing ticker failed'))
-      .finally(() => (busy = false));
-  }, Math.max(50, Math.min(500, Math.floor(interval / 4))));
+  const timer = setInterval(
+    () => {
+      if (busy) return;
+      busy = true;
+      beat()
+        .catch((error: unknown) => logger.warn({ err: error }, 'typing ticker failed'))
+        .finally(() => (busy = false));
+    },
+    Math.max(50, Math.min(500, Math.floor(interval / 4))),
+  );
   return { stop: () => clearInterval(timer) };
 }

@@ -63,7 +63,13 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
       ]);
       const existing = locked.rows[0]?.turn_id;
       if (existing) return existing;
-      const { turnId: id } = await insertTurn(client, { userId, sessionKey: voice.session_key, text, origin: voice.reply_to, ifBusy: 'merge' });
+      const { turnId: id } = await insertTurn(client, {
+        userId,
+        sessionKey: voice.session_key,
+        text,
+        origin: voice.reply_to,
+        ifBusy: 'merge',
+      });
       await client.query('UPDATE channel_messages SET turn_id = $2 WHERE id = $1', [channelMessageId, id]);
       return id;
     });
@@ -73,6 +79,11 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
 
 /** Control characters removed (as for any chat text), length capped, blank means nothing was heard. */
 export function cleanTranscript(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '').trim().slice(0, MAX_TRANSCRIPT);
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+      .trim()
+      .slice(0, MAX_TRANSCRIPT)
+  );
 }

@@ -11,7 +11,13 @@ const USER_TABLES = ['folders', 'documents', 'habits', 'reminders', 'goals', 'go
  * Pages of one table's rows as JSON objects, by keyset pagination on `id`: each page is one
  * short query, so nothing holds a transaction or a cursor open while the client reads slowly.
  */
-async function* pages(db: Queryable, table: string, where: string, value: string, idType: 'uuid' | 'bigint'): AsyncGenerator<{ id: string; row: unknown }[]> {
+async function* pages(
+  db: Queryable,
+  table: string,
+  where: string,
+  value: string,
+  idType: 'uuid' | 'bigint',
+): AsyncGenerator<{ id: string; row: unknown }[]> {
   let after: string | null = null;
   for (;;) {
     const found: { rows: { id: string; row: unknown }[] } = await db.query(

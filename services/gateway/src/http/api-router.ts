@@ -59,7 +59,9 @@ export function apiRouter<Routes extends ApiRoutes>(routes: Routes, implementati
     // The types already demand one; this catches a caller that got around them.
     if (!implementation) throw new Error(`no handler for the route ${name} (${route.method.toUpperCase()} ${route.path})`);
     const { use, handle } = typeof implementation === 'function' ? { use: [], handle: implementation } : implementation;
-    router[route.method](route.path, ...use, (req: Request, res: Response) => handle(req, res, inputOf(route, req) as RouteInput<ApiRoute>));
+    router[route.method](route.path, ...use, (req: Request, res: Response) =>
+      handle(req, res, inputOf(route, req) as RouteInput<ApiRoute>),
+    );
   }
   return router;
 }

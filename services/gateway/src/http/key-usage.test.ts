@@ -4,7 +4,9 @@ import { KeyUsageRecorder } from './key-usage';
 describe('KeyUsageRecorder', () => {
   it('writes a key on first use, then at most once per interval', () => {
     const writes: unknown[] = [];
-    const db = { query: (_sql: string, params: unknown[]) => (writes.push(params[0]), Promise.resolve({ rows: [] })) } as unknown as Queryable;
+    const db = {
+      query: (_sql: string, params: unknown[]) => (writes.push(params[0]), Promise.resolve({ rows: [] })),
+    } as unknown as Queryable;
     const recorder = new KeyUsageRecorder(db, { warn: () => undefined } as unknown as Logger, 1_000);
     recorder.touch('a', 0);
     recorder.touch('a', 500);

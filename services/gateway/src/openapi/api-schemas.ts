@@ -8,14 +8,13 @@ import { eventSchemas, PROFILE_SECTIONS, TURN_STATUSES, type ProfileSection } fr
 const timestamp = z.iso.datetime({ offset: true });
 const id = z.uuid();
 
-export const errorResponse = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ examples: ['validation_failed'] }),
-      message: z.string(),
-      details: z.unknown().optional().meta({ description: 'zod issues for a 400' }),
-    }),
-  });
+export const errorResponse = z.object({
+  error: z.object({
+    code: z.string().meta({ examples: ['validation_failed'] }),
+    message: z.string(),
+    details: z.unknown().optional().meta({ description: 'zod issues for a 400' }),
+  }),
+});
 
 export const healthResponse = z.object({ status: z.string(), error: z.string().optional() });
 
@@ -24,30 +23,28 @@ export const createdUserResponse = z.object({
   api_key: z.string().meta({ description: 'shown only in this answer; stored hashed' }),
 });
 
-export const userResponse = z
-  .object({
-    id,
-    display_name: z.string(),
-    assistant_name: z.string(),
-    assistant_emoji: z.string().nullable(),
-    assistant_creature: z.string().nullable(),
-    assistant_tone: z.string().nullable(),
-    assistant_vibe: z.string().nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
-  });
+export const userResponse = z.object({
+  id,
+  display_name: z.string(),
+  assistant_name: z.string(),
+  assistant_emoji: z.string().nullable(),
+  assistant_creature: z.string().nullable(),
+  assistant_tone: z.string().nullable(),
+  assistant_vibe: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
-export const preferencesResponse = z
-  .object({
-    autonomous_mode: z.boolean(),
-    max_iterations: z.number().int().min(1).max(50),
-    default_model: z.string().nullable(),
-    use_rag_by_default: z.boolean(),
-    timezone: z.string().describe('IANA time zone, e.g. America/Sao_Paulo: reminders and the clock the model sees'),
-    settings: z.record(z.string(), z.unknown()),
-    created_at: timestamp,
-    updated_at: timestamp,
-  });
+export const preferencesResponse = z.object({
+  autonomous_mode: z.boolean(),
+  max_iterations: z.number().int().min(1).max(50),
+  default_model: z.string().nullable(),
+  use_rag_by_default: z.boolean(),
+  timezone: z.string().describe('IANA time zone, e.g. America/Sao_Paulo: reminders and the clock the model sees'),
+  settings: z.record(z.string(), z.unknown()),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
 
 export const submittedResponse = z.object({
   turn_id: id,
@@ -55,52 +52,48 @@ export const submittedResponse = z.object({
   events_url: z.string().meta({ description: '/v1/turns/<turn_id>/events' }),
 });
 
-export const turnResponse = z
-  .object({
-    id,
-    status: z.enum(TURN_STATUSES),
-    session_key: z.string(),
-    iterations: z.number().int(),
-    created_at: timestamp,
-    finished_at: timestamp.nullable(),
-  });
+export const turnResponse = z.object({
+  id,
+  status: z.enum(TURN_STATUSES),
+  session_key: z.string(),
+  iterations: z.number().int(),
+  created_at: timestamp,
+  finished_at: timestamp.nullable(),
+});
 
 export const cancelResponse = z.object({ id, status: z.literal('cancelled') });
 export const continueResponse = z.object({ id, continue: z.boolean() });
 
-export const approvalResponse = z
-  .object({
-    id,
-    turn_id: id,
-    task_id: z.string().meta({ examples: ['task_1'] }),
-    tool_name: z.string(),
-    description: z.string(),
-    arguments: z.record(z.string(), z.unknown()).meta({ description: 'with refs, never UUIDs' }),
-    status: z.enum(['pending', 'approved', 'rejected', 'expired']),
-    session_key: z.string(),
-    created_at: timestamp,
-    expires_at: timestamp,
-    decided_at: timestamp.nullable(),
-  });
+export const approvalResponse = z.object({
+  id,
+  turn_id: id,
+  task_id: z.string().meta({ examples: ['task_1'] }),
+  tool_name: z.string(),
+  description: z.string(),
+  arguments: z.record(z.string(), z.unknown()).meta({ description: 'with refs, never UUIDs' }),
+  status: z.enum(['pending', 'approved', 'rejected', 'expired']),
+  session_key: z.string(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  decided_at: timestamp.nullable(),
+});
 
 export const decisionResponse = z.object({ id, status: z.enum(['approved', 'rejected']) });
 
-export const sessionResponse = z
-  .object({
-    session_key: z.string(),
-    created_at: timestamp,
-    last_activity_at: timestamp,
-    message_count: z.string().meta({ description: 'a count, as a decimal string' }),
-  });
+export const sessionResponse = z.object({
+  session_key: z.string(),
+  created_at: timestamp,
+  last_activity_at: timestamp,
+  message_count: z.string().meta({ description: 'a count, as a decimal string' }),
+});
 
-export const sessionMessageResponse = z
-  .object({
-    id: z.string().meta({ description: 'increasing within the session' }),
-    role: z.enum(['user', 'assistant']),
-    content: z.string(),
-    turn_id: id.nullable(),
-    created_at: timestamp,
-  });
+export const sessionMessageResponse = z.object({
+  id: z.string().meta({ description: 'increasing within the session' }),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  turn_id: id.nullable(),
+  created_at: timestamp,
+});
 
 export const sessionResetResponse = z.object({ session_key: z.string(), reset: z.literal(true) });
 
@@ -135,9 +128,7 @@ export const linkCodeResponse = z.object({
 
 /** What each `data:` line of a turn's event stream holds, from the schemas the workers emit with. */
 export const turnEvent = z.union(
-  Object.entries(eventSchemas).map(([type, fields]) =>
-    fields.extend({ type: z.literal(type), turn_id: id, seq: z.number().int().min(1) }),
-  ),
+  Object.entries(eventSchemas).map(([type, fields]) => fields.extend({ type: z.literal(type), turn_id: id, seq: z.number().int().min(1) })),
 );
 
 /** Shapes shown once under components.schemas and referenced from the operations. */

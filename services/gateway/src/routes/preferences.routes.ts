@@ -74,7 +74,10 @@ export function preferenceRoutes(runtime: Runtime): Router {
         }
         return sets.length === 0
           ? client.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
-          : client.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [userOf(req), ...values]);
+          : client.query(`UPDATE user_preferences SET ${sets.join(', ')} WHERE user_id = $1 RETURNING ${COLUMNS}`, [
+              userOf(req),
+              ...values,
+            ]);
       });
       for (const job of jobs) if (job.kind === 'job') await addOutboxJob(runtime.queues, job);
       res.json(found.rows[0]);

@@ -21,7 +21,8 @@ export const patchMeBody = z.strictObject({
 
 export const createUserBody = z.strictObject({ display_name: z.string().trim().min(1).max(200) });
 
-const USER_COLUMNS = 'id, display_name, assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe, created_at, updated_at';
+const USER_COLUMNS =
+  'id, display_name, assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe, created_at, updated_at';
 
 export const userApi = defineRoutes({
   createUser: {
@@ -60,7 +61,8 @@ export const userApi = defineRoutes({
     path: '/v1/me',
     tag: 'users',
     summary: 'Erase the user and everything of theirs',
-    description: 'The keys stop working at once; rows, event streams, queued and scheduled jobs and channel identities are removed by a background job.',
+    description:
+      'The keys stop working at once; rows, event streams, queued and scheduled jobs and channel identities are removed by a background job.',
     auth: 'user',
     responses: { 202: { description: 'erasure under way', schema: erasureResponse } },
   },

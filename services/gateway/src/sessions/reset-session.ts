@@ -17,10 +17,10 @@ export async function resetSession(
   userId: string,
   sessionKey: string,
 ): Promise<boolean> {
-  const found = await db.query<{ id: string }>(
-    'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
-    [userId, sessionKey],
-  );
+  const found = await db.query<{ id: string }>('SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL', [
+    userId,
+    sessionKey,
+  ]);
   const sessionId = found.rows[0]?.id;
   if (!sessionId) return false;
   await addJob(queues, 'session-digests', 'digest', { sessionId, reason: 'reset' }, { jobId: jobId('digest-reset', sessionId) });

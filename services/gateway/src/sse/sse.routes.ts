@@ -45,9 +45,15 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       const lastId = STREAM_ID.test(requested) ? requested : '0-0';
       const slot = await slots.acquire(userId);
       if (!slot.granted) {
-        throw new HttpError(429, 'too_many_streams', `at most ${MAX_OPEN_STREAMS_PER_USER} open event streams per user; close one first`, undefined, {
-          'Retry-After': String(slot.retryAfterSeconds),
-        });
+        throw new HttpError(
+          429,
+          'too_many_streams',
+          `at most ${MAX_OPEN_STREAMS_PER_USER} open event streams per user; close one first`,
+          undefined,
+          {
+            'Retry-After': String(slot.retryAfterSeconds),
+          },
+        );
       }
 
       res.writeHead(200, {

@@ -50,9 +50,9 @@ export async function applyIfBusy(
 
 /** Turns of the session not yet finished, in lane order. */
 async function openTurns(client: DbClient, sessionId: string): Promise<string[]> {
-  const found = await client.query<{ id: string }>(
-    `SELECT id FROM turns WHERE session_id = $1 AND status <> ALL($2) ORDER BY lane_seq`,
-    [sessionId, FINAL_STATUSES],
-  );
+  const found = await client.query<{ id: string }>(`SELECT id FROM turns WHERE session_id = $1 AND status <> ALL($2) ORDER BY lane_seq`, [
+    sessionId,
+    FINAL_STATUSES,
+  ]);
   return found.rows.map((row) => row.id);
 }

@@ -1,4 +1,12 @@
-import { createTurn, withTransaction, type ChannelAddress, type DbClient, type MediaRef, type OutboxEntry, type Runtime } from '@assistant/shared';
+import {
+  createTurn,
+  withTransaction,
+  type ChannelAddress,
+  type DbClient,
+  type MediaRef,
+  type OutboxEntry,
+  type Runtime,
+} from '@assistant/shared';
 import { applyIfBusy, type IfBusy } from './busy-session';
 
 export interface SubmittedMessage {

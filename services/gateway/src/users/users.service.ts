@@ -17,7 +17,15 @@ export async function createUserIn(client: DbClient, displayName: string, timeZo
   await client.query(
     `INSERT INTO agent_memory_profiles (user_id, agents_content, soul_content, identity_content, user_content, tools_content, memory_content)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [id, DEFAULT_PROFILE.agents, DEFAULT_PROFILE.soul, DEFAULT_PROFILE.identity, DEFAULT_PROFILE.user, DEFAULT_PROFILE.tools, DEFAULT_PROFILE.memory],
+    [
+      id,
+      DEFAULT_PROFILE.agents,
+      DEFAULT_PROFILE.soul,
+      DEFAULT_PROFILE.identity,
+      DEFAULT_PROFILE.user,
+      DEFAULT_PROFILE.tools,
+      DEFAULT_PROFILE.memory,
+    ],
   );
   const key = await issueApiKey(client, id, 'default');
   return { id, api_key: key.api_key };

@@ -72,13 +72,19 @@ export class AccountDialog {
         limit > 0
           ? `Today: ${number(used)} of ${number(limit)} tokens used. The budget resets at 00:00 UTC.`
           : `Today: ${number(used)} tokens used. No daily limit.`;
-      const head = el('tr', {}, ...['Day (UTC)', 'Turns', 'Model calls', 'Prompt tokens', 'Cached', 'Completion tokens'].map((h) => el('th', { scope: 'col' }, h)));
+      const head = el(
+        'tr',
+        {},
+        ...['Day (UTC)', 'Turns', 'Model calls', 'Prompt tokens', 'Cached', 'Completion tokens'].map((h) => el('th', { scope: 'col' }, h)),
+      );
       const rows = usage.days.map((day) =>
         el(
           'tr',
           { 'data-date': day.date },
           el('td', {}, day.date),
-          ...[day.turns, day.model_calls, day.prompt_tokens, day.cached_prompt_tokens, day.completion_tokens].map((v) => el('td', {}, number(v))),
+          ...[day.turns, day.model_calls, day.prompt_tokens, day.cached_prompt_tokens, day.completion_tokens].map((v) =>
+            el('td', {}, number(v)),
+          ),
         ),
       );
       target.replaceChildren(el('table', { class: 'usage-table' }, el('thead', {}, head), el('tbody', {}, ...rows)));
@@ -96,7 +102,14 @@ export class AccountDialog {
         el(
           'li',
           { 'data-key-id': key.id },
-          el('span', {}, el('strong', {}, key.name), ' ', el('code', {}, `${key.prefix}…`), key.prefix.length > 3 && current.startsWith(key.prefix) ? ' (this browser)' : ''),
+          el(
+            'span',
+            {},
+            el('strong', {}, key.name),
+            ' ',
+            el('code', {}, `${key.prefix}…`),
+            key.prefix.length > 3 && current.startsWith(key.prefix) ? ' (this browser)' : '',
+          ),
           el('span', { class: 'hint' }, `created ${when(key.created_at)}, last used ${when(key.last_used_at)}`),
           button(`Revoke ${key.name}`, () => void this.revoke(key)),
         ),
@@ -111,7 +124,10 @@ export class AccountDialog {
     const name = byId<HTMLInputElement>('new-key-name');
     this.keysStatus.textContent = 'Creating…';
     try {
-      const created = await this.api().post<{ id: string; api_key: string }>('/v1/api-keys', name.value.trim() ? { name: name.value.trim() } : {});
+      const created = await this.api().post<{ id: string; api_key: string }>(
+        '/v1/api-keys',
+        name.value.trim() ? { name: name.value.trim() } : {},
+      );
       name.value = '';
       this.newKeyValue.value = created.api_key;
       this.newKey.hidden = false;

@@ -112,7 +112,9 @@ export class Settings {
       this.profile.replaceChildren(el('p', { class: 'error' }, unavailable(error, 'The profile')));
       return;
     }
-    this.profile.replaceChildren(...PROFILE_SECTIONS.map(([key, title, hint]) => this.profileSection(key, title, hint, profile[key] ?? '')));
+    this.profile.replaceChildren(
+      ...PROFILE_SECTIONS.map(([key, title, hint]) => this.profileSection(key, title, hint, profile[key] ?? '')),
+    );
   }
 
   private profileSection(key: string, title: string, hint: string, content: string): HTMLElement {

@@ -152,7 +152,12 @@ export class TurnView implements StreamListener {
       'div',
       { class: 'question', role: 'group', 'aria-label': 'Continue?' },
       el('p', {}, question),
-      el('div', { class: 'actions' }, button('Continue', () => void answer(true), { class: 'primary' }), button('Stop', () => void answer(false))),
+      el(
+        'div',
+        { class: 'actions' },
+        button('Continue', () => void answer(true), { class: 'primary' }),
+        button('Stop', () => void answer(false)),
+      ),
     );
     this.flow.append(this.question);
   }

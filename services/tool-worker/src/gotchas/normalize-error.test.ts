@@ -2,13 +2,21 @@ import { normalizeToolError } from './normalize-error';
 
 describe('normalizeToolError', () => {
   it.each([
-    ['numbers', 'new_title: Too big: expected string to have <=255 characters', 'new_title: Too big: expected string to have <=<n> characters'],
+    [
+      'numbers',
+      'new_title: Too big: expected string to have <=255 characters',
+      'new_title: Too big: expected string to have <=<n> characters',
+    ],
     ['decimals and times', 'timed out after 10.5 s at 15:30', 'timed out after <n> s at <n>'],
-    ['refs', 'No document with ref document_12 exists (it may have been deleted).', 'No document with ref <ref> exists (it may have been deleted).'],
+    [
+      'refs',
+      'No document with ref document_12 exists (it may have been deleted).',
+      'No document with ref <ref> exists (it may have been deleted).',
+    ],
     ['UUIDs', 'row 0b6f1c1e-2f4a-4a57-9d3e-6b1f0a9c1d2e is locked', 'row <id> is locked'],
     ['double-quoted values', 'No folder named "Work stuff" was found.', 'No folder named "…" was found.'],
     ['curly quotes', 'No habit named “Yoga” was found.', 'No habit named "…" was found.'],
-    ["single-quoted values, not apostrophes", "can't open 'Plan B': it's locked", 'can\'t open "…": it\'s locked'],
+    ['single-quoted values, not apostrophes', "can't open 'Plan B': it's locked", 'can\'t open "…": it\'s locked'],
     ['whitespace', '  two\n  lines  ', 'two lines'],
   ])('strips %s', (_what, message, pattern) => {
     expect(normalizeToolError(message)).toBe(pattern);

@@ -8,7 +8,8 @@ afterAll(async () => {
   await pool.end();
 });
 
-const tooLong = (n: number) => `Invalid arguments for rename_document: new_title: Too big: expected string to have <=255 characters (got ${n}).`;
+const tooLong = (n: number) =>
+  `Invalid arguments for rename_document: new_title: Too big: expected string to have <=255 characters (got ${n}).`;
 
 async function gotchas(userId: string) {
   const found = await pool.query(

@@ -45,10 +45,12 @@ export const documentHandlers: Pick<
     const document = await loadDocument(ctx, target.id);
     const clash = await findSameTitle(ctx, document.folder_id, args.new_title, document.id);
     if (clash) return alreadyThere(ctx, target, clash, 'Choose a different title');
-    await ctx.db.query(
-      'UPDATE documents SET title = $3, title_key = $4, updated_at = NOW() WHERE id = $1 AND user_id = $2',
-      [document.id, ctx.userId, args.new_title, nameKey(args.new_title)],
-    );
+    await ctx.db.query('UPDATE documents SET title = $3, title_key = $4, updated_at = NOW() WHERE id = $1 AND user_id = $2', [
+      document.id,
+      ctx.userId,
+      args.new_title,
+      nameKey(args.new_title),
+    ]);
     const fields = await documentFields(ctx, { ...document, title: args.new_title });
     return ok(
       `Document renamed from "${document.title}" to "${args.new_title}" [ID: ${fields.document_id}].`,

@@ -21,9 +21,7 @@ async function createFolder(user: TestUser, name: string, parent?: string): Prom
 }
 
 async function folderCount(user: TestUser): Promise<number> {
-  const found = await harness.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM folders WHERE user_id = $1', [
-    user.userId,
-  ]);
+  const found = await harness.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM folders WHERE user_id = $1', [user.userId]);
   return found.rows[0]?.n ?? 0;
 }
 
@@ -221,9 +219,7 @@ describe('delete_folder', () => {
       deleted_subfolders: 1,
       deleted_documents: 2,
     });
-    expect(result.message).toBe(
-      'Folder "Work" deleted [ID: folder_1], together with 1 subfolder and 2 documents inside it.',
-    );
+    expect(result.message).toBe('Folder "Work" deleted [ID: folder_1], together with 1 subfolder and 2 documents inside it.');
     expect(result.next_step).toContain('folder_1');
     expect(await folderCount(user)).toBe(0);
     const docs = await harness.pool.query('SELECT 1 FROM documents WHERE user_id = $1', [user.userId]);

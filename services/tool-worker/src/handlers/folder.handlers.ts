@@ -9,10 +9,7 @@ interface FolderRow {
   parent_id: string | null;
 }
 
-export const folderHandlers: Pick<
-  ToolHandlers,
-  'create_folder' | 'rename_folder' | 'delete_folder' | 'get_folder_contents'
-> = {
+export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder' | 'delete_folder' | 'get_folder_contents'> = {
   async create_folder(args, ctx) {
     const parent = args.parent_folder_id ? await ctx.refs.resolve('folder', args.parent_folder_id, ctx.db) : undefined;
     const parentId = parent?.id ?? null;
@@ -91,7 +88,13 @@ export const folderHandlers: Pick<
     );
     const subfolders =
       (args.include_subfolders ?? true)
-        ? await listItems(ctx, 'folder', 'name AS label', 'folders WHERE user_id = $1 AND parent_id = $2 ORDER BY name_key, name', folder.id)
+        ? await listItems(
+            ctx,
+            'folder',
+            'name AS label',
+            'folders WHERE user_id = $1 AND parent_id = $2 ORDER BY name_key, name',
+            folder.id,
+          )
         : undefined;
 
     const counts = [plural(documents.total, 'document'), ...(subfolders ? [plural(subfolders.total, 'subfolder')] : [])];

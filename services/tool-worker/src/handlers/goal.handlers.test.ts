@@ -162,8 +162,12 @@ describe('update_goal', () => {
   });
 
   it('refuses invalid fields and an update that changes nothing', () => {
-    expect(invalid('update_goal', { goal_id: 'goal_1' })).toEqual(['arguments: give at least one of title, target_date or habit_id to change']);
-    expect(invalid('update_goal', { goal_id: 'goal_1', target_date: '31/12/2030' })).toEqual(['target_date: must be a date like 2026-12-31']);
+    expect(invalid('update_goal', { goal_id: 'goal_1' })).toEqual([
+      'arguments: give at least one of title, target_date or habit_id to change',
+    ]);
+    expect(invalid('update_goal', { goal_id: 'goal_1', target_date: '31/12/2030' })).toEqual([
+      'target_date: must be a date like 2026-12-31',
+    ]);
   });
 
   it("cannot see or change another user's goal, by title, by a planted ref or by its UUID", async () => {
@@ -173,7 +177,10 @@ describe('update_goal', () => {
     const stored = await harness.pool.query<{ id: string }>('SELECT id FROM goals WHERE user_id = $1', [owner.userId]);
     const id = stored.rows[0]?.id as string;
     expect(await run('update_goal', { goal_id: 'Secret', title: 'Mine' }, other)).toMatchObject({ success: false });
-    await harness.pool.query("INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'goal', 2, $2)", [other.sessionId, id]);
+    await harness.pool.query("INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'goal', 2, $2)", [
+      other.sessionId,
+      id,
+    ]);
     expect(await run('delete_goal', { goal_id: 'goal_2' }, other)).toMatchObject({ success: false });
     expect(await run('delete_goal', { goal_id: id }, other)).toMatchObject({ success: false });
     expect(await goals(owner)).toMatchObject([{ title: 'Secret' }]);

@@ -70,7 +70,11 @@ export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'd
     const target = await ctx.refs.resolve('goal', args.goal_id, ctx.db);
     const goal = await loadGoal(ctx, target.id);
     await ctx.db.query('DELETE FROM goals WHERE id = $1 AND user_id = $2', [goal.id, ctx.userId]);
-    return ok(`Goal "${goal.title}" deleted [ID: ${target.ref}].`, await goalFields(ctx, goal), `${target.ref} no longer exists; do not use it again.`);
+    return ok(
+      `Goal "${goal.title}" deleted [ID: ${target.ref}].`,
+      await goalFields(ctx, goal),
+      `${target.ref} no longer exists; do not use it again.`,
+    );
   },
 
   async list_goals(_args, ctx) {

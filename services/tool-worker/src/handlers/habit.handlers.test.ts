@@ -26,9 +26,10 @@ async function saveHabit(user: TestUser, name: string, extra: Record<string, unk
 }
 
 async function habits(user: TestUser) {
-  const found = await harness.pool.query('SELECT name, name_key, frequency, description FROM habits WHERE user_id = $1 ORDER BY created_at', [
-    user.userId,
-  ]);
+  const found = await harness.pool.query(
+    'SELECT name, name_key, frequency, description FROM habits WHERE user_id = $1 ORDER BY created_at',
+    [user.userId],
+  );
   return found.rows;
 }
 
@@ -188,7 +189,9 @@ describe('update_habit', () => {
   });
 
   it('refuses invalid fields and an update that changes nothing', () => {
-    expect(invalid('update_habit', { habit_id: 'habit_1' })).toEqual(['arguments: give at least one of name, frequency or description to change']);
+    expect(invalid('update_habit', { habit_id: 'habit_1' })).toEqual([
+      'arguments: give at least one of name, frequency or description to change',
+    ]);
     expect(invalid('update_habit', { habit_id: 'habit_1', name: '' })).toEqual(['name: must not be blank']);
     expect(invalid('update_habit', { habit_id: '', name: 'x' })).toEqual(['habit_id: habit_id must not be empty']);
     expect(invalid('update_habit', { habit_id: 'habit_1', frequency: 'sometimes' })[0]).toMatch(/^frequency: /);
@@ -202,7 +205,10 @@ describe('update_habit', () => {
     expect(byName).toMatchObject({ success: false, error: 'No habit named "Secret" was found.' });
     const stored = await harness.pool.query<{ id: string }>('SELECT id FROM habits WHERE user_id = $1', [owner.userId]);
     const id = stored.rows[0]?.id as string;
-    await harness.pool.query("INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'habit', 5, $2)", [other.sessionId, id]);
+    await harness.pool.query("INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'habit', 5, $2)", [
+      other.sessionId,
+      id,
+    ]);
     expect(await run('update_habit', { habit_id: 'habit_5', name: 'Mine' }, other)).toMatchObject({ success: false });
     expect(await run('delete_habit', { habit_id: id }, other)).toMatchObject({ success: false });
     expect(await habits(owner)).toMatchObject([{ name: 'Secret' }]);
@@ -227,9 +233,10 @@ describe('delete_habit', () => {
       next_step: 'habit_1 no longer exists; do not use it again.',
     });
     expect(await habits(user)).toEqual([]);
-    const linked = await harness.pool.query('SELECT habit_id FROM reminders WHERE user_id = $1 UNION ALL SELECT habit_id FROM goals WHERE user_id = $1', [
-      user.userId,
-    ]);
+    const linked = await harness.pool.query(
+      'SELECT habit_id FROM reminders WHERE user_id = $1 UNION ALL SELECT habit_id FROM goals WHERE user_id = $1',
+      [user.userId],
+    );
     expect(linked.rows).toEqual([{ habit_id: null }, { habit_id: null }]);
     expect(await run('delete_habit', { habit_id: 'habit_1' }, user)).toMatchObject({ success: false });
   });

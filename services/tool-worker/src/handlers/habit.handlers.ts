@@ -73,7 +73,8 @@ export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | '
     const { reminders, goals } = linked.rows[0] ?? { reminders: 0, goals: 0 };
     // Its reminders and goals stay, unlinked, through ON DELETE SET NULL.
     await ctx.db.query('DELETE FROM habits WHERE id = $1 AND user_id = $2', [target.id, ctx.userId]);
-    const kept = reminders + goals === 0 ? '' : `; its ${plural(reminders, 'reminder')} and ${plural(goals, 'goal')} remain, no longer linked to it`;
+    const kept =
+      reminders + goals === 0 ? '' : `; its ${plural(reminders, 'reminder')} and ${plural(goals, 'goal')} remain, no longer linked to it`;
     return ok(
       `Habit "${target.label}" deleted [ID: ${target.ref}]${kept}.`,
       { habit_id: target.ref, name: target.label, unlinked_reminders: reminders, unlinked_goals: goals },

@@ -43,10 +43,10 @@ describe('remember', () => {
   it('keeps what MEMORY already holds, and only touches the calling user', async () => {
     const user = await insertTestUser(harness.pool);
     const other = await insertTestUser(harness.pool);
-    await harness.pool.query("INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, '## 2026-01-01\nLikes jazz\n\n'), ($2, 'Theirs')", [
-      user.userId,
-      other.userId,
-    ]);
+    await harness.pool.query(
+      "INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, '## 2026-01-01\nLikes jazz\n\n'), ($2, 'Theirs')",
+      [user.userId, other.userId],
+    );
     await run('remember', { content: 'Runs on Sundays' }, user);
     expect((await profile(user))[0]?.memory_content).toBe('## 2026-01-01\nLikes jazz\n- Runs on Sundays');
     expect((await profile(other))[0]?.memory_content).toBe('Theirs');
@@ -54,7 +54,10 @@ describe('remember', () => {
 
   it('says when MEMORY has grown past what the model is shown', async () => {
     const user = await insertTestUser(harness.pool);
-    await harness.pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [user.userId, 'x'.repeat(SECTION_CAP)]);
+    await harness.pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [
+      user.userId,
+      'x'.repeat(SECTION_CAP),
+    ]);
     const result = await run('remember', { content: 'One more' }, user);
     expect(result.next_step).toContain('update_profile');
   });

@@ -41,6 +41,14 @@ async function ensureProfile(ctx: ToolContext): Promise<void> {
   await ctx.db.query(
     `INSERT INTO agent_memory_profiles (user_id, agents_content, soul_content, identity_content, user_content, tools_content, memory_content)
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id) DO NOTHING`,
-    [ctx.userId, DEFAULT_PROFILE.agents, DEFAULT_PROFILE.soul, DEFAULT_PROFILE.identity, DEFAULT_PROFILE.user, DEFAULT_PROFILE.tools, DEFAULT_PROFILE.memory],
+    [
+      ctx.userId,
+      DEFAULT_PROFILE.agents,
+      DEFAULT_PROFILE.soul,
+      DEFAULT_PROFILE.identity,
+      DEFAULT_PROFILE.user,
+      DEFAULT_PROFILE.tools,
+      DEFAULT_PROFILE.memory,
+    ],
   );
 }

@@ -24,7 +24,14 @@ async function createReminder(user: TestUser, text: string, at: string, extra: R
 }
 
 async function reminders(user: TestUser) {
-  const found = await harness.pool.query<{ id: string; text: string; text_key: string; at: Date; repeat: string | null; habit: string | null }>(
+  const found = await harness.pool.query<{
+    id: string;
+    text: string;
+    text_key: string;
+    at: Date;
+    repeat: string | null;
+    habit: string | null;
+  }>(
     `SELECT r.id, r.text, r.text_key, r.at, r.repeat, h.name AS habit FROM reminders r LEFT JOIN habits h ON h.id = r.habit_id
      WHERE r.user_id = $1 ORDER BY r.created_at`,
     [user.userId],
@@ -36,7 +43,12 @@ async function reminders(user: TestUser) {
 function scheduledFor(reminderId: string): { name: string; jobId: string; at: unknown; delayMs?: number }[] {
   return harness.scheduled
     .filter((entry): entry is Extract<OutboxEntry, { kind: 'job' }> => entry.kind === 'job' && entry.data.reminderId === reminderId)
-    .map((entry) => ({ name: entry.name, jobId: entry.jobId, at: entry.data.at, ...(entry.delayMs !== undefined ? { delayMs: entry.delayMs } : {}) }));
+    .map((entry) => ({
+      name: entry.name,
+      jobId: entry.jobId,
+      at: entry.data.at,
+      ...(entry.delayMs !== undefined ? { delayMs: entry.delayMs } : {}),
+    }));
 }
 
 function invalid(name: keyof typeof toolCatalog, args: unknown): string[] {
@@ -143,7 +155,14 @@ describe('list_reminders', () => {
     expect(result).toEqual({
       success: true,
       reminders: [
-        { reminder_id: 'reminder_2', text: 'Stretch', at: '2031-01-01T08:00:00.000Z', at_local: '2031-01-01 08:00 (UTC)', repeat: 'weekly', habit_id: 'habit_1' },
+        {
+          reminder_id: 'reminder_2',
+          text: 'Stretch',
+          at: '2031-01-01T08:00:00.000Z',
+          at_local: '2031-01-01 08:00 (UTC)',
+          repeat: 'weekly',
+          habit_id: 'habit_1',
+        },
         { reminder_id: 'reminder_1', text: 'Later', at: '2031-01-02T08:00:00.000Z', at_local: '2031-01-02 08:00 (UTC)' },
       ],
       message: [

@@ -37,10 +37,7 @@ const PAST_GRACE_MS = 60_000;
 const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.local_at::text AS local_at, r.habit_id, h.name AS habit_name, r.last_fired_at';
 const FROM = 'reminders r LEFT JOIN habits h ON h.id = r.habit_id AND h.user_id = r.user_id';
 
-export const reminderHandlers: Pick<
-  ToolHandlers,
-  'create_reminder' | 'update_reminder' | 'delete_reminder' | 'list_reminders'
-> = {
+export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_reminder' | 'delete_reminder' | 'list_reminders'> = {
   async create_reminder(args, ctx) {
     const habit = await resolveHabitLink(ctx, args.habit_id);
     const zone = await userTimeZone(ctx.db, ctx.userId, true);

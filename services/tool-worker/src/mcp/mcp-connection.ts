@@ -87,7 +87,12 @@ export class McpConnection {
     if (this.closed) return;
     const client = new Client(
       { name: 'assistant-tool-worker', version: '1.0.0' },
-      { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refresh(client).catch((error: unknown) => this.lost(client, error)) } } },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: { autoRefresh: false, onChanged: () => void this.refresh(client).catch((error: unknown) => this.lost(client, error)) },
+        },
+      },
     );
     client.onclose = () => this.lost(client, new Error('the connection closed'));
     client.onerror = (error) => this.logger.debug({ server: this.name, err: error }, 'mcp transport error');

@@ -15,7 +15,9 @@ describe('McpRefs', () => {
   it('shows each UUID of a result as a ref of the server, the same ref every time', async () => {
     const refs = await refsFor('home-lab');
     const [a, b] = [randomUUID(), randomUUID()];
-    expect(await refs.hide(`lamp ${a}, door ${b}, lamp again ${a.toUpperCase()}`)).toBe('lamp home-lab_1, door home-lab_2, lamp again home-lab_1');
+    expect(await refs.hide(`lamp ${a}, door ${b}, lamp again ${a.toUpperCase()}`)).toBe(
+      'lamp home-lab_1, door home-lab_2, lamp again home-lab_1',
+    );
     expect(await refs.hide(`door ${b}`)).toBe('door home-lab_2');
     expect(await refs.hide('no ids here')).toBe('no ids here');
   });

@@ -5,7 +5,12 @@ describe('toMcpTool', () => {
     const { tool } = toMcpTool('files', {
       name: 'write',
       description: 'Write a file 123e4567-e89b-12d3-a456-426614174000.',
-      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      },
       annotations: { readOnlyHint: false, idempotentHint: true },
     });
     expect(tool?.entry).toEqual({

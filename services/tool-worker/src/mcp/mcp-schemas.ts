@@ -49,5 +49,7 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
 
 /** `a: must be number; (arguments): must have required property 'b'`: ajv's errors for the model. */
 export function schemaProblems(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((error) => `${error.instancePath.slice(1).replace(/\//g, '.') || 'arguments'}: ${error.message ?? 'invalid'}`).join('; ');
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath.slice(1).replace(/\//g, '.') || 'arguments'}: ${error.message ?? 'invalid'}`)
+    .join('; ');
 }

@@ -42,7 +42,8 @@ export class McpToolCaller {
 
     const sent = await this.runtime.db.query<{ sent_at: Date | null }>('SELECT sent_at FROM tasks WHERE id = $1', [task.id]);
     if (sent.rows[0]?.sent_at && !idempotent) return outcomeUnknown(task.tool_name, server);
-    if (task.arguments === null) return invalid(fail('The arguments were not a valid JSON object.', 'Send the arguments as a JSON object.'));
+    if (task.arguments === null)
+      return invalid(fail('The arguments were not a valid JSON object.', 'Send the arguments as a JSON object.'));
 
     const refs = new McpRefs(new RefRegistry(this.runtime.db, task.session_id, task.user_id), server);
     let args: Record<string, unknown>;

@@ -4,22 +4,40 @@ import { splitCommands } from './command-splitter';
 
 const LENGTH = 16_000;
 const repeatTo = (unit: string, length = LENGTH) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
-const tools: ToolDefinitionForModel[] = ['create_folder', 'create_document', 'rename_folder', 'save_habit', 'create_reminder', 'remember', 'search_documents'].map(
-  (name) => ({ name, description: name, parameters: { type: 'object' } }),
-);
+const tools: ToolDefinitionForModel[] = [
+  'create_folder',
+  'create_document',
+  'rename_folder',
+  'save_habit',
+  'create_reminder',
+  'remember',
+  'search_documents',
+].map((name) => ({ name, description: name, parameters: { type: 'object' } }));
 
 async function plan(content: string) {
-  const request: ChatRequest = { model: 'offline', messages: [{ role: 'user', content }], tools, onToken: () => undefined, timezone: 'America/Sao_Paulo' };
+  const request: ChatRequest = {
+    model: 'offline',
+    messages: [{ role: 'user', content }],
+    tools,
+    onToken: () => undefined,
+    timezone: 'America/Sao_Paulo',
+  };
   return new OfflinePlanner({ now: () => new Date('2026-11-23T13:00:00Z') }).complete(request);
 }
 
 describe('splitCommands', () => {
   it.each<[string, string[]]>([
     ['create folder A and create folder B', ['create folder A', 'create folder B']],
-    ['criar pasta A e depois criar pasta B; list habits\nremember that x', ['criar pasta A', 'criar pasta B', 'list habits', 'remember that x']],
+    [
+      'criar pasta A e depois criar pasta B; list habits\nremember that x',
+      ['criar pasta A', 'criar pasta B', 'list habits', 'remember that x'],
+    ],
     ['create habit rock and roll', ['create habit rock and roll']],
     ['create folder A\r\ncreate folder B\u2028create folder C', ['create folder A', 'create folder B', 'create folder C']],
-    ['please create folder A, please; create folder "B; and create folder C"', ['create folder A', 'create folder "B; and create folder C"']],
+    [
+      'please create folder A, please; create folder "B; and create folder C"',
+      ['create folder A', 'create folder "B; and create folder C"'],
+    ],
     ['  ;\n\n ; create folder A  !?', ['create folder A']],
   ])('%j', (message, pieces) => {
     expect(splitCommands(message).map((piece) => piece.raw)).toEqual(pieces);
@@ -33,7 +51,13 @@ describe('pathological messages of 16,000 characters', () => {
   jest.setTimeout(60_000);
 
   it('plans the first ten commands of a long chain and says the rest was left out', async () => {
-    for (const unit of ['create folder a and ', 'criar pasta a e ', 'create folder a; ', 'create folder a\n', 'remember that x and then ']) {
+    for (const unit of [
+      'create folder a and ',
+      'criar pasta a e ',
+      'create folder a; ',
+      'create folder a\n',
+      'remember that x and then ',
+    ]) {
       const message = repeatTo(unit).replace(/\s+\S*$/, '');
       const response = await plan(message);
       expect(response.toolCalls).toHaveLength(MAX_OFFLINE_CALLS);

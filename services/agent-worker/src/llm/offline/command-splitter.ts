@@ -50,7 +50,9 @@ function withoutCourtesy(piece: FoldedText): FoldedText {
   const opening = POLITE.find((word) => key.startsWith(word, start) && !/[\p{L}\p{N}]/u.test(key.charAt(start + word.length)));
   if (opening) start = skip(key, start + opening.length, ',');
   let end = skipBack(key, key.length, '.!?');
-  const closing = POLITE.find((word) => key.endsWith(word, end) && end - word.length > start && !/[\p{L}\p{N}]/u.test(key.charAt(end - word.length - 1)));
+  const closing = POLITE.find(
+    (word) => key.endsWith(word, end) && end - word.length > start && !/[\p{L}\p{N}]/u.test(key.charAt(end - word.length - 1)),
+  );
   if (closing) end -= closing.length;
   end = skipBack(key, end, ',');
   return sliceText(piece, start, Math.max(start, end));

@@ -137,7 +137,10 @@ export function startsCommand(key: string, index: number): boolean {
 }
 
 function cleanValue(raw: string): string | undefined {
-  const value = raw.trim().replace(/^["'“”‘’](.*)["'“”‘’]$/s, '$1').trim();
+  const value = raw
+    .trim()
+    .replace(/^["'“”‘’](.*)["'“”‘’]$/s, '$1')
+    .trim();
   return value === '' ? undefined : value;
 }
 

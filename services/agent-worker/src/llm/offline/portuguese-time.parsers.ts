@@ -25,7 +25,14 @@ const hours: Parser = {
   extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
 };
 
-const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = { min: 'minute', minuto: 'minute', hora: 'hour', h: 'hour', dia: 'day', semana: 'week' };
+const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
+  min: 'minute',
+  minuto: 'minute',
+  hora: 'hour',
+  h: 'hour',
+  dia: 'day',
+  semana: 'week',
+};
 const COUNTS: Record<string, number> = { um: 1, uma: 1, dois: 2, duas: 2, tres: 3, três: 3, meia: 0.5 };
 
 /** "daqui a 20 minutos", "em 2 horas", "dentro de meia hora": an instant, counted from now. */

@@ -35,7 +35,13 @@ describe('formatParts', () => {
       expect(part.length).toBeLessThanOrEqual(300);
       expect(part).toMatch(/^<pre><code class="language-js">[^]*<\/code><\/pre>$/);
     }
-    expect(parts.join('\n').replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').split('\n')).toEqual(lines);
+    expect(
+      parts
+        .join('\n')
+        .replace(/<[^>]+>/g, '')
+        .replace(/&lt;/g, '<')
+        .split('\n'),
+    ).toEqual(lines);
   });
 
   it('cuts a word longer than a message', () => {

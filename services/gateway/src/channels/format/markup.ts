@@ -44,7 +44,11 @@ export const telegramHtml: Markup = {
 
 /** Text with the target after it, unless the text already is the target. */
 const spelledLink = (inner: string, href: string, label: string) => (label === href ? href : `${inner} (${href})`);
-const quoteLines = (inner: string) => inner.split('\n').map((line) => `> ${line}`).join('\n');
+const quoteLines = (inner: string) =>
+  inner
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
 
 /** WhatsApp's own markup: `*bold*`, `_italic_`, `~strike~`, `` `code` ``, ``` fences ```; no escaping exists. */
 export const whatsappMarkup: Markup = {

@@ -54,7 +54,9 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(otherBot)).toBeUndefined();
 
     const reply = fixture(plain);
-    Object.assign(reply.message, { reply_to_message: { message_id: 1, from: { id: 7, is_bot: true, first_name: 'Nexo', username: 'nexo_assistant_bot' } } });
+    Object.assign(reply.message, {
+      reply_to_message: { message_id: 1, from: { id: 7, is_bot: true, first_name: 'Nexo', username: 'nexo_assistant_bot' } },
+    });
     expect(await read(reply)).toMatchObject({ content: { kind: 'text', text: 'lista meus hábitos' } });
   });
 
@@ -76,7 +78,11 @@ describe('telegram schemas and inbound mapping', () => {
     const update = fixture(telegramPhoto);
     update.message.photo.push({ file_id: 'huge', file_unique_id: 'h', file_size: 6_000_000, width: 4000, height: 3000 });
     const message = await telegramInbound(telegramUpdate.parse(update), username, { vision: true });
-    expect(message?.content).toEqual({ kind: 'photo', media: { channel: 'telegram', file_id: 'AgACAgEAAxkBAAIBQ3' }, caption: 'olha isso' });
+    expect(message?.content).toEqual({
+      kind: 'photo',
+      media: { channel: 'telegram', file_id: 'AgACAgEAAxkBAAIBQ3' },
+      caption: 'olha isso',
+    });
   });
 
   it('reads a voice note or an audio file as voice', async () => {

@@ -3,7 +3,21 @@ import type { ContentOptions, InboundContent, InboundMessage } from '../channel-
 import type { TelegramMessage, TelegramUpdate } from './telegram.schemas';
 
 /** Message kinds we cannot read; service messages (members joining, pins…) are ignored instead. */
-const UNREADABLE = ['photo', 'sticker', 'voice', 'audio', 'video', 'video_note', 'animation', 'document', 'location', 'venue', 'contact', 'poll', 'dice'];
+const UNREADABLE = [
+  'photo',
+  'sticker',
+  'voice',
+  'audio',
+  'video',
+  'video_note',
+  'animation',
+  'document',
+  'location',
+  'venue',
+  'contact',
+  'poll',
+  'dice',
+];
 
 /** The bot's @username, asked for only when a group message needs it. */
 export type BotUsername = () => Promise<string>;
@@ -84,5 +98,8 @@ export function addressesBot(message: TelegramMessage, username: string): boolea
 
 function withoutMention(text: string, username: string): string {
   const escaped = username.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text.replace(new RegExp(`@${escaped}(?![A-Za-z0-9_])`, 'gi'), '').replace(/\s{2,}/g, ' ').trim();
+  return text
+    .replace(new RegExp(`@${escaped}(?![A-Za-z0-9_])`, 'gi'), '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }

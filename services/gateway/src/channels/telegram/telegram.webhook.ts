@@ -25,7 +25,10 @@ export const telegramApi = defineRoutes({
     auth: 'none',
     body: telegramUpdate,
     parsesOwnInput: true,
-    responses: { 200: { description: 'accepted', schema: z.object({ ok: z.literal(true) }) }, 401: failure('wrong or missing secret token') },
+    responses: {
+      200: { description: 'accepted', schema: z.object({ ok: z.literal(true) }) },
+      401: failure('wrong or missing secret token'),
+    },
   },
 });
 

@@ -47,7 +47,11 @@ describe('whatsapp schemas and inbound mapping', () => {
     const [image] = whatsappInbound(whatsappWebhook.parse(whatsappImage), OUR_NUMBER, { vision: true });
     expect(image?.content).toEqual({ kind: 'photo', media: { channel: 'whatsapp', media_id: '1548871829348871' }, caption: 'recibo' });
     const audio = fixture(whatsappText);
-    Object.assign(audio.entry[0]?.changes[0]?.value.messages[0] ?? {}, { type: 'audio', text: undefined, audio: { id: 'a-1', mime_type: 'audio/ogg' } });
+    Object.assign(audio.entry[0]?.changes[0]?.value.messages[0] ?? {}, {
+      type: 'audio',
+      text: undefined,
+      audio: { id: 'a-1', mime_type: 'audio/ogg' },
+    });
     expect(read(audio)[0]?.content).toEqual({ kind: 'voice', media: { channel: 'whatsapp', media_id: 'a-1' } });
   });
 });

@@ -8,7 +8,11 @@ const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome']);
  * The messages of a webhook for our number, in order; status callbacks carry none and yield
  * nothing, and changes for another number of the same Meta app are ignored.
  */
-export function whatsappInbound(payload: WhatsAppWebhook, phoneNumberId: string, options: ContentOptions = { vision: false }): InboundMessage[] {
+export function whatsappInbound(
+  payload: WhatsAppWebhook,
+  phoneNumberId: string,
+  options: ContentOptions = { vision: false },
+): InboundMessage[] {
   const messages: InboundMessage[] = [];
   for (const entry of payload.entry) {
     for (const change of entry.changes) {
@@ -32,7 +36,8 @@ export function whatsappInbound(payload: WhatsAppWebhook, phoneNumberId: string,
 }
 
 function readContent(message: WhatsAppMessage, options: ContentOptions): InboundContent | undefined {
-  if (message.type === 'text' && message.text) return message.text.body.trim() === '' ? undefined : { kind: 'text', text: message.text.body };
+  if (message.type === 'text' && message.text)
+    return message.text.body.trim() === '' ? undefined : { kind: 'text', text: message.text.body };
   const reply = message.interactive?.button_reply ?? message.interactive?.list_reply;
   if (message.type === 'interactive' && reply) return { kind: 'button', data: reply.id };
   if (message.type === 'button' && message.button) return { kind: 'text', text: message.button.text };

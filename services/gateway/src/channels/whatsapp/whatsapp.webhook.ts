@@ -22,7 +22,10 @@ export const whatsappApi = defineRoutes({
     auth: 'none',
     query: verifyQuery,
     parsesOwnInput: true,
-    responses: { 200: { description: 'the challenge, echoed', contentType: 'text/plain', schema: z.string() }, 403: failure('verification failed') },
+    responses: {
+      200: { description: 'the challenge, echoed', contentType: 'text/plain', schema: z.string() },
+      403: failure('verification failed'),
+    },
   },
   receiveEvents: {
     method: 'post',
@@ -82,7 +85,8 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
         // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
-        for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
+        for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION }))
+          await acceptInbound(runtime, message);
         res.sendStatus(200);
       },
     },
