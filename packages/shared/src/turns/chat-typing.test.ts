@@ -29,4 +29,16 @@ describe('ChatTyping', () => {
     expect(await typing.claimDue(300, 10, 60_000)).toEqual([b]);
     await typing.stop(b);
   });
+
+  it('starts a turn once per resume, however often the resume is published', async () => {
+    const turn = randomUUID();
+    await typing.start(turn, 1_000, 'resume-1');
+    expect(await typing.claimDue(300, 10, 1_000)).toEqual([turn]);
+    await typing.stop(turn);
+    await typing.start(turn, 2_000, 'resume-1');
+    expect(await typing.claimDue(300, 10, 60_000)).toEqual([]);
+    await typing.start(turn, 3_000, 'resume-2');
+    expect(await typing.claimDue(300, 10, 60_000)).toEqual([turn]);
+    await typing.stop(turn);
+  });
 });

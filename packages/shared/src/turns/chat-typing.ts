@@ -7,6 +7,20 @@ for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
 return due`;
 
 /**
+ * Lists a turn, once per resume: the resume's outbox entry may be published twice (a job that
+ * reads the turn before the publisher removed the entry), and a second start must not send
+ * WhatsApp's read receipt again after the ticker has taken the turn off the list.
+ */
+const START = `
+if ARGV[3] == '' or redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[4])
+end
+return 0`;
+
+/** How long a resume is remembered: far longer than any publish of its entry can take. */
+const RESUME_MEMORY_MS = 60 * 60_000;
+
+/**
  * The chat turns that should show "typing…" (docs/channels.md#typing): one Redis sorted set of turn ids,
  * scored by when their indicator is next due. Kept in Redis rather than in a timer per turn, so
  * it survives any process dying and costs nothing for turns without a chat: only the outbox of a
@@ -22,9 +36,9 @@ export class ChatTyping {
     this.key = `${prefix}:chat-typing`;
   }
 
-  /** Due at once, unless listed already: a running turn keeps its rhythm. */
-  async start(turnId: string, now = Date.now()): Promise<void> {
-    await this.redis.zadd(this.key, 'NX', now, turnId);
+  /** Due at once, unless listed already (a running turn keeps its rhythm) or this resume (its outbox entry's key) was seen. */
+  async start(turnId: string, now = Date.now(), resumeKey = ''): Promise<void> {
+    await this.redis.eval(START, 2, this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, resumeKey, turnId);
   }
 
   async stop(...turnIds: string[]): Promise<void> {

@@ -140,8 +140,9 @@ export class OutboxPublisher {
   private async trackTyping(turnId: string, entries: OutboxEntry[]): Promise<void> {
     if (!this.typing) return;
     if (entries.some((entry) => entry.kind === 'event' && entry.event.type === 'done')) await this.typing.stop(turnId);
-    else if (entries.some((entry) => entry.kind === 'job' && entry.queue === 'agent-turns' && entry.name === 'advance')) {
-      await this.typing.start(turnId);
+    else {
+      const resume = entries.find((entry) => entry.kind === 'job' && entry.queue === 'agent-turns' && entry.name === 'advance');
+      if (resume) await this.typing.start(turnId, Date.now(), resume.key);
     }
   }
 }
