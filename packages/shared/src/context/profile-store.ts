@@ -33,6 +33,15 @@ async function upsert(db: Queryable, userId: string, inserted: Profile, onConfli
   return toProfile(found.rows[0]);
 }
 
+/** Gives a user the default profile unless they have one: at creation, and before a tool edits one section. */
+export async function ensureProfile(db: Queryable, userId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO agent_memory_profiles (user_id, ${COLUMNS.join(', ')})
+     VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}) ON CONFLICT (user_id) DO NOTHING`,
+    [userId, ...PROFILE_SECTIONS.map((section) => DEFAULT_PROFILE[section])],
+  );
+}
+
 export async function saveProfileSection(db: Queryable, userId: string, section: ProfileSection, content: string): Promise<Profile> {
   const column = `${section}_content`;
   return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: content }, `${column} = EXCLUDED.${column}`);

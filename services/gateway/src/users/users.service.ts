@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DEFAULT_PROFILE, withTransaction, type Db, type DbClient, type Queryable } from '@assistant/shared';
+import { ensureProfile, withTransaction, type Db, type DbClient, type Queryable } from '@assistant/shared';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -14,19 +14,7 @@ export async function createUserIn(client: DbClient, displayName: string, timeZo
   const user = await client.query<{ id: string }>('INSERT INTO users (display_name) VALUES ($1) RETURNING id', [displayName]);
   const id = (user.rows[0] as { id: string }).id;
   await client.query('INSERT INTO user_preferences (user_id, timezone) VALUES ($1, $2)', [id, timeZone]);
-  await client.query(
-    `INSERT INTO agent_memory_profiles (user_id, agents_content, soul_content, identity_content, user_content, tools_content, memory_content)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [
-      id,
-      DEFAULT_PROFILE.agents,
-      DEFAULT_PROFILE.soul,
-      DEFAULT_PROFILE.identity,
-      DEFAULT_PROFILE.user,
-      DEFAULT_PROFILE.tools,
-      DEFAULT_PROFILE.memory,
-    ],
-  );
+  await ensureProfile(client, id);
   const key = await issueApiKey(client, id, 'default');
   return { id, api_key: key.api_key };
 }

@@ -1,9 +1,9 @@
-import { DEFAULT_PROFILE, ok, SECTION_CAP } from '@assistant/shared';
-import type { ToolContext, ToolHandlers } from './handler';
+import { ensureProfile, ok, SECTION_CAP } from '@assistant/shared';
+import type { ToolHandlers } from './handler';
 
 export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> = {
   async remember(args, ctx) {
-    await ensureProfile(ctx);
+    await ensureProfile(ctx.db, ctx.userId);
     // One fact per list item keeps MEMORY readable for the user and for the model.
     const entry = `- ${args.content.replace(/\s*\n\s*/g, ' ')}`;
     const updated = await ctx.db.query<{ size: number }>(
@@ -22,7 +22,7 @@ export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> =
   },
 
   async update_profile(args, ctx) {
-    await ensureProfile(ctx);
+    await ensureProfile(ctx.db, ctx.userId);
     // The column comes from the schema's closed list of sections, never from free text.
     await ctx.db.query(`UPDATE agent_memory_profiles SET ${args.section}_content = $2, updated_at = NOW() WHERE user_id = $1`, [
       ctx.userId,
@@ -35,20 +35,3 @@ export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> =
     );
   },
 };
-
-/** A user without a profile row gets the defaults first, so changing one section keeps the others. */
-async function ensureProfile(ctx: ToolContext): Promise<void> {
-  await ctx.db.query(
-    `INSERT INTO agent_memory_profiles (user_id, agents_content, soul_content, identity_content, user_content, tools_content, memory_content)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id) DO NOTHING`,
-    [
-      ctx.userId,
-      DEFAULT_PROFILE.agents,
-      DEFAULT_PROFILE.soul,
-      DEFAULT_PROFILE.identity,
-      DEFAULT_PROFILE.user,
-      DEFAULT_PROFILE.tools,
-      DEFAULT_PROFILE.memory,
-    ],
-  );
-}
