@@ -2,12 +2,12 @@ import { AccountDialog } from './account.js';
 import { Api, ApiError } from './api.js';
 import { byId, el, errorText } from './dom.js';
 import { Settings } from './settings.js';
+import { isFinal } from './shared/turns/turn-status.js';
 import { recentTurns, rememberTurn, savedKey, savedSession } from './storage.js';
 import { TurnStream } from './turn-stream.js';
 import { TurnView } from './turn-view.js';
 
 const MAIN_SESSION = 'agent:main:main';
-const FINAL = ['completed', 'limit_reached', 'failed', 'cancelled'];
 
 interface Me {
   display_name: string;
@@ -157,7 +157,7 @@ class ConsoleApp {
     const candidates = new Set([...recentTurns(key), ...waiting.filter((a) => a.session_key === key).map((a) => a.turn_id)]);
     for (const turnId of candidates) {
       const turn = await api.get<{ status: string }>(`/v1/turns/${turnId}`).catch(() => undefined);
-      if (turn && !FINAL.includes(turn.status) && this.session === key) this.follow(turnId);
+      if (turn && !isFinal(turn.status) && this.session === key) this.follow(turnId);
     }
   }
 
