@@ -1,4 +1,4 @@
-import { isConnectionError } from './db';
+import { createDb, isConnectionError } from './db';
 
 describe('isConnectionError', () => {
   it('recognises a database that could not be reached', () => {
@@ -14,5 +14,26 @@ describe('isConnectionError', () => {
     expect(isConnectionError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(false);
     expect(isConnectionError(new Error('injected failure'))).toBe(false);
     expect(isConnectionError(undefined)).toBe(false);
+  });
+});
+
+describe('createDb', () => {
+  it('prepares a parameterised statement once per connection, and runs the others as they are', async () => {
+    const db = createDb(process.env.DATABASE_URL as string, { max: 1 });
+    try {
+      const client = await db.connect();
+      try {
+        const twice = 'SELECT $1::int + 1 AS n';
+        expect((await client.query<{ n: number }>(twice, [1])).rows[0]?.n).toBe(2);
+        expect((await client.query<{ n: number }>(twice, [41])).rows[0]?.n).toBe(42);
+        await client.query('SELECT 1');
+        const prepared = await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+        expect(prepared.rows.map((row) => row.statement)).toEqual([twice]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -21,6 +21,18 @@ export const DB_CONNECT_WAIT_MS = 120_000;
 /** Statements one connection keeps prepared at most; past it, new texts run unprepared. */
 const PREPARED_PER_CONNECTION = 1_000;
 
+const statementNames = new Map<string, string>();
+
+/** A statement's name: a hash of its text, remembered for the few hundred texts the code has. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `s${createHash('sha1').update(text).digest('base64url')}`;
+    if (statementNames.size < PREPARED_PER_CONNECTION) statementNames.set(text, name);
+  }
+  return name;
+}
+
 /**
  * Prepares every parameterised statement once per connection (named by a hash of its text),
  * so PostgreSQL parses and plans the hot path's few dozen statements once instead of on every
@@ -31,7 +43,7 @@ function prepareStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = `s${createHash('sha1').update(config).digest('base64url')}`;
+      const name = statementName(config);
       if (prepared.has(name) || prepared.size < PREPARED_PER_CONNECTION) {
         prepared.add(name);
         return query({ name, text: config, values }, callback);
