@@ -3,20 +3,14 @@ import { Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { splitText } from '@assistant/shared';
 import { Api } from '../scripts/lib/api';
-import {
-  fixture,
-  telegramCallbackQuery,
-  telegramGroupMention,
-  telegramPhoto,
-  whatsappStatus,
-  whatsappText,
-} from './helpers/channel-fixtures';
+import { fixture, telegramCallbackQuery, telegramPhoto, whatsappStatus, whatsappText } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from '../scripts/lib/system';
+import { telegramGroupText } from './helpers/telegram-updates';
 
 /**
  * Telegram and WhatsApp through the real processes (docs/channels.md), against local fake Bot API
@@ -210,18 +204,8 @@ describe('Telegram', () => {
   it('answers in a group only when mentioned', async () => {
     const group = -nextId();
     const member = nextId();
-    const message = (text: string, mention: boolean) => {
-      const update = fixture(telegramGroupMention);
-      update.update_id = nextId();
-      const handle = `@${telegram.bot.username}`;
-      Object.assign(update.message, {
-        from: { ...update.message.from, id: member },
-        chat: { ...update.message.chat, id: group },
-        text: mention ? `${handle} ${text}` : text,
-        entities: mention ? [{ offset: 0, length: handle.length, type: 'mention' }] : [],
-      });
-      return update;
-    };
+    const message = (text: string, mention: boolean) =>
+      telegramGroupText(group, member, text, nextId(), mention ? `@${telegram.bot.username}` : undefined);
     const quiet = message('just chatting', false);
     expect((await postTelegram(quiet)).status).toBe(200);
     expect((await postTelegram(message('hello group', true))).status).toBe(200);

@@ -39,12 +39,12 @@ export async function addJob<Q extends QueueName, N extends JobName<Q>>(
   data: JobData<Q, N>,
   options?: JobsOptions,
 ): Promise<void> {
-  await addStoredJob(queues, queue, name, data, options);
+  await addStoredJob(queues, queue, name, parseJob(queue, name, data), options);
 }
 
 /**
- * `addJob` for a name and data read back from storage (an outbox entry, typed when it was built
- * and JSON since): checked by the same parse, at run time only.
+ * `addJob` for a name and data read back from storage: an outbox entry, parsed when
+ * `outboxJob` built it (and parsed again by the worker that takes the job), so not here.
  */
 export async function addStoredJob<Q extends QueueName>(
   queues: Pick<Queues, Q>,
@@ -53,7 +53,7 @@ export async function addStoredJob<Q extends QueueName>(
   data: unknown,
   options?: JobsOptions,
 ): Promise<void> {
-  await queues[queue].add(name, parseJob(queue, name, data), options);
+  await queues[queue].add(name, data, options);
 }
 
 /** BullMQ refuses ':' and integer-only custom ids; ours are `<kind>.<uuid>`. */

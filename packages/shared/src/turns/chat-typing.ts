@@ -12,8 +12,8 @@ return due`;
  * WhatsApp's read receipt again after the ticker has taken the turn off the list.
  */
 const START = `
-if ARGV[3] == '' or redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then
-  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[4])
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[3])
 end
 return 0`;
 
@@ -36,9 +36,12 @@ export class ChatTyping {
     this.key = `${prefix}:chat-typing`;
   }
 
-  /** Due at once, unless listed already (a running turn keeps its rhythm) or this resume (its outbox entry's key) was seen. */
-  async start(turnId: string, now = Date.now(), resumeKey = ''): Promise<void> {
-    await this.redis.eval(START, 2, this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, resumeKey, turnId);
+  /**
+   * Due at once, unless listed already (a running turn keeps its rhythm) or this resume (the key
+   * of the outbox entry that resumed the turn) was seen before.
+   */
+  async start(turnId: string, resumeKey: string, now = Date.now()): Promise<void> {
+    await this.redis.eval(START, 2, this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, turnId);
   }
 
   async stop(...turnIds: string[]): Promise<void> {

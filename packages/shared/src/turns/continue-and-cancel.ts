@@ -71,8 +71,10 @@ export async function cancelUserTurns(db: Db, userId: string): Promise<void> {
   );
 }
 
-/** Erasure: deletes up to `batch` of the user's turns (called until none are left). */
-export async function deleteUserTurns(db: Db, userId: string, batch: number): Promise<number> {
-  const deleted = await db.query('DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE user_id = $1 LIMIT $2)', [userId, batch]);
-  return deleted.rowCount ?? 0;
+/** Erasure: deletes the user's turns, `batch` rows per statement so no transaction grows with their history. */
+export async function deleteUserTurns(db: Db, userId: string, batch: number): Promise<void> {
+  for (;;) {
+    const deleted = await db.query('DELETE FROM turns WHERE id IN (SELECT id FROM turns WHERE user_id = $1 LIMIT $2)', [userId, batch]);
+    if ((deleted.rowCount ?? 0) < batch) return;
+  }
 }

@@ -142,7 +142,7 @@ export class OutboxPublisher {
     if (entries.some((entry) => entry.kind === 'event' && entry.event.type === 'done')) await this.typing.stop(turnId);
     else {
       const resume = entries.find((entry) => entry.kind === 'job' && entry.queue === 'agent-turns' && entry.name === 'advance');
-      if (resume) await this.typing.start(turnId, Date.now(), resume.key);
+      if (resume) await this.typing.start(turnId, resume.key);
     }
   }
 }

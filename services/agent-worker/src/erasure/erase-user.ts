@@ -26,7 +26,7 @@ export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: strin
 
   const sessions = [...footprint.sessionIds];
   await deleteInBatches(deps, 'DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE session_id = ANY($1) LIMIT $2)', sessions);
-  while ((await deleteUserTurns(db, userId, BATCH)) === BATCH);
+  await deleteUserTurns(db, userId, BATCH);
   await deleteOwnedRows(deps, userId);
   await db.query('DELETE FROM users WHERE id = $1', [userId]);
   // A model call that was streaming when the turns were cancelled may have written a token event since.
