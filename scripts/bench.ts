@@ -65,8 +65,14 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
       ? { alone_turn_ms_p50: percentile(result.aloneMs, 50), alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50) }
       : {}),
     ...(statements !== undefined
-      ? { db_statements_per_turn: round(statements / Math.max(1, done)), db_top_statements: result.dbStatements?.slice(0, 12) }
+      ? { db_statements_per_turn: round(statements / Math.max(1, done)), db_top_statements: result.dbStatements?.slice(0, 40) }
       : {}),
+    redis_commands_per_turn: round(Object.values(result.redisCommands).reduce((a, b) => a + b, 0) / Math.max(1, done)),
+    redis_top_commands_per_turn: Object.fromEntries(
+      Object.entries(result.redisCommands)
+        .slice(0, 40)
+        .map(([command, calls]) => [command, round(calls / Math.max(1, done))]),
+    ),
   };
 }
 
@@ -91,9 +97,13 @@ async function main(): Promise<void> {
       if (only && !only.includes(name)) continue;
       process.stdout.write(`${name}: ${options.users} users × ${options.turnsPerUser} turns, model ${options.modelDelayMs} ms…\n`);
       try {
-        const result = await runProfile(model, options, { databaseUrl, ...(redis?.process.pid ? { redisPid: redis.process.pid } : {}) });
+        const result = await runProfile(model, options, {
+          databaseUrl,
+          redisUrl,
+          ...(redis?.process.pid ? { redisPid: redis.process.pid } : {}),
+        });
         profiles[name] = report(options, result, bareP50);
-        const { db_top_statements: _top, ...brief } = profiles[name];
+        const { db_top_statements: _top, redis_top_commands_per_turn: _commands, ...brief } = profiles[name];
         process.stdout.write(`${JSON.stringify(brief)}\n`);
       } catch (error) {
         // One profile that could not run (a process too slow to start on a busy machine) must not lose the others.

@@ -33,6 +33,8 @@ function labelText(labels: Labels): string {
 
 export class SharedMetrics {
   private readonly key: string;
+  /** Increments not yet written, by hash field: what one tick adds goes to Redis in one round trip. */
+  private pending = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -43,26 +45,36 @@ export class SharedMetrics {
 
   /** Best effort: a metric that cannot be written must never fail the work it measures. */
   inc(name: SharedMetricName, labels: Labels = {}, by = 1): void {
-    this.redis.hincrbyfloat(this.key, `${name}${labelText(labels)}`, by).catch(() => undefined);
+    this.add(`${name}${labelText(labels)}`, by);
   }
 
   /**
-   * One sample: only the bucket it falls in and the sum are written (two fields, one round
-   * trip); render() makes the buckets cumulative and derives the count, as Prometheus expects.
+   * One sample: only the bucket it falls in and the sum are written; render() makes the buckets
+   * cumulative and derives the count, as Prometheus expects.
    */
   observe(name: SharedMetricName, labels: Labels, value: number): void {
     const spec: MetricSpec = SHARED_METRICS[name];
     const le = (spec.buckets ?? []).find((bound) => value <= bound);
-    this.redis
-      .pipeline()
-      .hincrbyfloat(this.key, `${name}${RAW_BUCKET}${labelText({ ...labels, le: le === undefined ? '+Inf' : String(le) })}`, 1)
-      .hincrbyfloat(this.key, `${name}_sum${labelText(labels)}`, value)
-      .exec()
-      .catch(() => undefined);
+    this.add(`${name}${RAW_BUCKET}${labelText({ ...labels, le: le === undefined ? '+Inf' : String(le) })}`, 1);
+    this.add(`${name}_sum${labelText(labels)}`, value);
+  }
+
+  private add(field: string, by: number): void {
+    if (this.pending.size === 0) setImmediate(() => this.flush());
+    this.pending.set(field, (this.pending.get(field) ?? 0) + by);
+  }
+
+  private flush(): void {
+    if (this.pending.size === 0) return;
+    const batch = this.redis.pipeline();
+    for (const [field, by] of this.pending) batch.hincrbyfloat(this.key, field, by);
+    this.pending = new Map();
+    batch.exec().catch(() => undefined);
   }
 
   /** Prometheus text for every stored series, with HELP and TYPE lines. */
   async render(): Promise<string> {
+    this.flush(); // sent first on the same connection, so this process's own increments show
     const values = await this.redis.hgetall(this.key);
     const lines: string[] = [];
     for (const [name, spec] of Object.entries(SHARED_METRICS) as [string, MetricSpec][]) {

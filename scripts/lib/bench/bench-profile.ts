@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Api } from '../api';
 import { lastMessage, prefixShares, type FakeModel } from '../fake-model';
@@ -24,6 +25,8 @@ export interface ProfileResult {
   cpuMs: Record<string, number>;
   peakRssMiB: Record<string, number | null>;
   dbStatements: { calls: number; query: string }[] | null;
+  /** Redis commands run in the loaded window, by command (`INFO commandstats`). */
+  redisCommands: Record<string, number>;
   /** Mean share of each model request that repeats its session's previous one as a prefix. */
   promptPrefixShare: number;
 }
@@ -40,7 +43,7 @@ const USER_BATCH = 50;
 export async function runProfile(
   model: FakeModel,
   options: ProfileOptions,
-  infra: { databaseUrl: string; redisPid?: number },
+  infra: { databaseUrl: string; redisUrl: string; redisPid?: number },
 ): Promise<ProfileResult> {
   let folder = 0;
   model.requests.length = 0;
@@ -69,6 +72,8 @@ export async function runProfile(
   });
   const db = new pg.Client({ connectionString: infra.databaseUrl });
   await db.connect();
+  const redis = new Redis(infra.redisUrl, { lazyConnect: true });
+  await redis.connect();
   try {
     const api = new Api(system.url);
     const users: Api[] = [];
@@ -86,6 +91,7 @@ export async function runProfile(
     await runTurn(users[0] as Api, 0);
 
     const statements = await statementStats(db, 'reset');
+    await redis.config('RESETSTAT');
     const processPids = () => [...system.processes.entries()].map(([name, child]) => [name, child.pid as number] as const);
     const dbPids = async () =>
       (
@@ -113,6 +119,7 @@ export async function runProfile(
       ...(infra.redisPid ? { redis: [infra.redisPid] } : {}),
     });
     const dbStatements = statements ? await statementStats(db, 'read') : null;
+    const redisCommands = await redisCommandStats(redis);
 
     const aloneMs: number[] = [];
     for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
@@ -130,9 +137,11 @@ export async function runProfile(
       cpuMs,
       peakRssMiB: peak,
       dbStatements,
+      redisCommands,
       promptPrefixShare: mean(prefixShares(model.requests)),
     };
   } finally {
+    redis.disconnect();
     await db.end();
     await system.stop();
   }
@@ -151,6 +160,15 @@ async function runTurn(user: Api, userIndex: number): Promise<number | string> {
   } catch (error) {
     return error instanceof Error ? error.message.slice(0, 200) : String(error);
   }
+}
+
+/** Calls per Redis command since the last RESETSTAT, most frequent first (this probe's own INFO and CONFIG left out). */
+async function redisCommandStats(redis: Redis): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const calls = [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)]
+    .map(([, command, count]) => [command as string, Number(count)] as const)
+    .filter(([command]) => command !== 'info' && command !== 'config');
+  return Object.fromEntries(calls.sort((a, b) => b[1] - a[1]));
 }
 
 /** pg_stat_statements of this database (null when the extension is not loaded). */

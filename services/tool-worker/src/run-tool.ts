@@ -4,6 +4,8 @@ import {
   isFinal,
   outboxEvent,
   outboxJob,
+  handOffToNextTask,
+  runToolJob,
   stripUuids,
   withTransaction,
   type DbClient,
@@ -122,8 +124,9 @@ export class ToolRunner {
   }
 
   /**
-   * Finishes the task inside `client`'s transaction and queues its events and the next turn
-   * step; answers what it queued (nothing when the task was already finished).
+   * Finishes the task inside `client`'s transaction and queues its events and what comes next
+   * (the step's next tool, or the turn's next step); answers what it queued (nothing when the
+   * task was already finished).
    */
   private async complete(
     client: DbClient,
@@ -150,6 +153,7 @@ export class ToolRunner {
       text,
       task.call_id,
     ]);
+    const next = failed ? undefined : await handOffToNextTask(client, task.turn_id, task.id);
     const owed = [
       failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
@@ -162,7 +166,8 @@ export class ToolRunner {
         duration_ms: durationMs,
       }),
       ...afterCommit,
-      outboxJob('agent-turns', 'advance', { turnId: task.turn_id }),
+      // A failure may need the agent (asking the user whether to go on); a success hands on to the step's next tool.
+      next ? runToolJob(task.turn_id, next) : outboxJob('agent-turns', 'advance', { turnId: task.turn_id }),
     ];
     await appendOutbox(client, task.turn_id, owed);
     return owed;

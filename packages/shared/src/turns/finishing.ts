@@ -2,15 +2,40 @@ import type { Db, DbClient } from '../db';
 import { withTransaction } from '../db';
 import { jobId } from '../queues';
 import { fail } from '../tools/tool-result';
+import { slotLock } from './lane-admission';
 import { outboxEvent, outboxJob, type OutboxEntry } from './outbox';
 import { lockTurn, recordToolMessage, type LockedTurn } from './turn-machine';
 import { isFinal, type FinalStatus } from './turn-status';
 
-/** The entries that end a turn: its final events, then the job that starts the session's next turn. */
+/** The entries that end a turn: its final event, then the job that starts the session's next turn. */
+function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
+  return [outboxEvent({ type: 'done', status }), laneAfter(turnId, sessionId)];
+}
+
 // The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
 // ('lane.<id>'): BullMQ would silently drop a second job with the same id.
-export function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
-  return [outboxEvent({ type: 'done', status }), outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) })];
+function laneAfter(turnId: string, sessionId: string): OutboxEntry {
+  return outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) });
+}
+
+/**
+ * The lane job a turn that is about to end owes, if any: only when one of its user's turns is
+ * queued, in this session or another (one that waits for the slot this turn frees). Decided
+ * under the locks every lane change takes, in their order: the session row, then the user's
+ * slot lock, both held to the commit. So a turn queued meanwhile either is seen here, or is
+ * queued after this turn ends and starts without waiting for it. Called first in the transaction
+ * that ends the turn, before it touches any other row, which keeps that order.
+ */
+export async function laneAfterEnding(client: DbClient, turn: { id: string; session_id: string; user_id: string }): Promise<OutboxEntry[]> {
+  await client.query(`SELECT ${slotLock('$2')} FROM (SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE) AS session`, [
+    turn.session_id,
+    turn.user_id,
+  ]);
+  const queued = await client.query<{ queued: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM turns WHERE user_id = $1 AND status = 'queued') AS queued`,
+    [turn.user_id],
+  );
+  return queued.rows[0]?.queued ? [laneAfter(turn.id, turn.session_id)] : [];
 }
 
 /** Ends a locked turn with `status`, after the entries that explain how it got there. */

@@ -1,6 +1,6 @@
 import type { DbClient, Queryable } from '../db';
 import type { ChannelAddress } from '../jobs';
-import { ACTIVE_STATUSES } from './turn-status';
+import { ACTIVE_STATUSES, FINAL_STATUSES } from './turn-status';
 
 /** The head of a session's lane, as activateNext reads it with the session row locked. */
 export interface QueuedTurn {
@@ -30,7 +30,7 @@ export async function headOfLane(client: DbClient, sessionId: string): Promise<Q
  * answer holds nothing (docs/agent.md#capacity), and parking it wakes the user's other lanes.
  */
 export async function hasFreeSlot(client: DbClient, userId: string, maxActive: number): Promise<boolean> {
-  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('active-turns:' || $1, 0))`, [userId]);
+  await client.query(`SELECT ${slotLock('$1')}`, [userId]);
   const running = await client.query<{ running: number }>(
     `SELECT COUNT(*)::int AS running FROM turns WHERE user_id = $1 AND status = 'running'`,
     [userId],
@@ -38,8 +38,25 @@ export async function hasFreeSlot(client: DbClient, userId: string, maxActive: n
   return (running.rows[0]?.running ?? 0) < maxActive;
 }
 
+/**
+ * The transaction-scoped lock on a user's slots, as an SQL expression of the parameter holding
+ * the user's id. Whoever takes it also holds the session row of the lane it changes, taken first.
+ */
+export function slotLock(userIdParam: string): string {
+  return `pg_advisory_xact_lock(hashtextextended('active-turns:' || ${userIdParam}, 0))`;
+}
+
+/** Whether the session has no unfinished turn at all, so a new one would head its lane and may start at once. */
+export async function laneIsFree(client: DbClient, sessionId: string): Promise<boolean> {
+  const found = await client.query<{ free: boolean }>(
+    'SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND status <> ALL($2)) AS free',
+    [sessionId, FINAL_STATUSES],
+  );
+  return found.rows[0]?.free === true;
+}
+
 /** The user messages a starting turn puts into its session's conversation, one per message. */
-export async function insertUserMessages(client: DbClient, sessionId: string, turn: QueuedTurn): Promise<void> {
+export async function insertUserMessages(client: DbClient, sessionId: string, turn: Pick<QueuedTurn, 'id' | 'inputs'>): Promise<void> {
   await client.query(
     `INSERT INTO messages (session_id, turn_id, role, content)
      SELECT $1, $2, 'user', text FROM unnest($3::text[]) WITH ORDINALITY AS m(text, n) ORDER BY n`,

@@ -4,7 +4,8 @@ import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
 import { recordModelUsage, type ModelUsage } from '../usage/usage-store';
 import { approvalEntries } from './approvals';
-import { finishEntries } from './finishing';
+import { runToolJob } from './dispatch';
+import { laneAfterEnding } from './finishing';
 import { outboxEvent, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import type { PlannedCall, TurnRow, TurnState } from './turn-state';
@@ -27,15 +28,22 @@ export async function claimModelCall(m: TurnMachine, state: TurnState, jobIdenti
   return claimed.rowCount === 1;
 }
 
-/** Records the tool calls the model planned as tasks (and approvals in manual mode). */
+/**
+ * Records the tool calls the model planned as tasks (and approvals in manual mode). The first
+ * task that may run at once is sent to the tool worker in the same transaction, as dispatch()
+ * would send it: answers 'dispatched' then, since the turn waits for that tool. Like every step,
+ * false when another job took the claim meanwhile.
+ */
 export async function planTasks(
   m: TurnMachine,
   state: TurnState,
   claim: string,
   step: { content: string; calls: PlannedCall[]; mcpTools?: readonly McpToolEntry[]; usage?: ModelUsage | undefined },
-): Promise<boolean> {
+): Promise<boolean | 'dispatched'> {
   const { turn } = state;
-  return recordStep(m, state, claim, { iterations: 1 }, async (client) => {
+  let dispatched = false;
+  const recorded = await recordStep(m, state, claim, { iterations: 1 }, async (client) => {
+    dispatched = false;
     await recordModelUsage(client, turn, step.usage);
     const iteration = turn.iterations + 1;
     await client.query(
@@ -62,10 +70,11 @@ export async function planTasks(
       }
       const { description, mutates } = describeCall(call.name, args, step.mcpTools ?? []);
       const needsApproval = mutates && !turn.autonomous;
+      const runsNow = !needsApproval && !dispatched;
       const ref = `task_${position}`;
       const inserted = await client.query<{ id: string }>(
-        `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+        `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 'in_progress' THEN NOW() END) RETURNING id`,
         [
           turn.id,
           ref,
@@ -76,10 +85,14 @@ export async function planTasks(
           JSON.stringify(args),
           description,
           mutates,
-          needsApproval ? 'awaiting_approval' : 'pending',
+          needsApproval ? 'awaiting_approval' : runsNow ? 'in_progress' : 'pending',
         ],
       );
       planned.push({ id: ref, description, tool_name: call.name });
+      if (runsNow) {
+        dispatched = true;
+        entries.push(runToolJob(turn.id, inserted.rows[0]?.id as string));
+      }
       if (needsApproval) {
         const approval = await client.query<{ id: string }>(
           `INSERT INTO approvals (user_id, turn_id, task_id, expires_at)
@@ -94,6 +107,7 @@ export async function planTasks(
     }
     return entries;
   });
+  return recorded && dispatched ? 'dispatched' : recorded;
 }
 
 /** Ends the turn with the model's answer (or an explanation written for the user). */
@@ -107,6 +121,7 @@ export async function answer(
 ): Promise<boolean> {
   const { turn } = state;
   return recordStep(m, state, claim, { iterations: options.countIteration ? 1 : 0, status }, async (client) => {
+    const lane = await laneAfterEnding(client, turn);
     // The step's usage commits with its outcome: a step retried after a crash is counted once.
     await recordModelUsage(client, turn, options.usage);
     await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
@@ -117,7 +132,8 @@ export async function answer(
     return [
       outboxEvent({ type: 'message', role: 'assistant', content }),
       ...(options.iterationLimit !== undefined ? [outboxEvent({ type: 'iteration_limit', max_iterations: options.iterationLimit })] : []),
-      ...finishEntries(turn.id, turn.session_id, status),
+      outboxEvent({ type: 'done', status }),
+      ...lane,
     ];
   });
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { MediaRef } from '../channels/media-download';
 import type { DbClient } from '../db';
+import type { Config } from '../env';
 import { withTransaction } from '../db';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
-import { headOfLane, hasFreeSlot, insertUserMessages } from './lane-admission';
+import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree } from './lane-admission';
 import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
@@ -21,20 +22,43 @@ export interface NewTurn {
   startAfterMs?: number | undefined;
 }
 
+/** What starting a turn needs: the per-user limit and the idle digest's delay. */
+export interface LaneSettings {
+  maxActiveTurnsPerUser: number;
+  sessionIdleSeconds: number;
+}
+
+export function laneSettings(config: Pick<Config, 'MAX_ACTIVE_TURNS_PER_USER' | 'SESSION_IDLE_SECONDS'>): LaneSettings {
+  return { maxActiveTurnsPerUser: config.MAX_ACTIVE_TURNS_PER_USER, sessionIdleSeconds: config.SESSION_IDLE_SECONDS };
+}
+
 /**
- * A message becomes a `queued` turn, inside the caller's transaction (the session row locked),
- * with the job that starts it once it heads its session's lane in its outbox, written with the
- * row. The caller publishes those entries after the commit.
+ * A message becomes a turn, inside the caller's transaction (the session row locked). When its
+ * session has no unfinished turn and its user a free slot, it starts right away, as activateNext
+ * would start it; otherwise it is `queued`, with the job that starts it once it heads its
+ * session's lane. Either way what it owes is in its outbox, written with the row; the caller
+ * publishes those entries after the commit.
  */
-export async function createTurn(client: DbClient, input: NewTurn): Promise<{ id: string; owed: OutboxEntry[] }> {
+export async function createTurn(client: DbClient, lane: LaneSettings, input: NewTurn): Promise<{ id: string; owed: OutboxEntry[] }> {
   const id = randomUUID();
-  const owed = [
-    outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
-    ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
-  ];
+  const startNow =
+    input.startAfterMs === undefined &&
+    (await laneIsFree(client, input.sessionId)) &&
+    (await hasFreeSlot(client, input.userId, lane.maxActiveTurnsPerUser));
+  const owed = startNow
+    ? startEntries(input.sessionId, id, input.sessionKey, lane)
+    : [
+        outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
+        ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
+      ];
+  // A turn that starts takes the preferences in force now, as activateNext's start does.
   await client.query(
-    `INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after, outbox)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000), $9)`,
+    `INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after, outbox,
+       status, started_at, max_iterations, autonomous, model)
+     SELECT $1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000), $9,
+       CASE WHEN $10 THEN 'running' ELSE 'queued' END, CASE WHEN $10 THEN NOW() END,
+       CASE WHEN $10 THEN p.max_iterations END, CASE WHEN $10 THEN p.autonomous_mode END, CASE WHEN $10 THEN p.default_model END
+     FROM (VALUES (1)) AS one LEFT JOIN user_preferences p ON p.user_id = $2`,
     [
       id,
       input.userId,
@@ -45,8 +69,10 @@ export async function createTurn(client: DbClient, input: NewTurn): Promise<{ id
       input.attachment ? JSON.stringify(input.attachment) : null,
       input.startAfterMs ?? null,
       JSON.stringify(owed),
+      startNow,
     ],
   );
+  if (startNow) await insertUserMessages(client, input.sessionId, { id, inputs: [input.text] });
   return { id, owed };
 }
 
@@ -105,11 +131,7 @@ export async function activateNext(m: TurnMachine, sessionId: string): Promise<s
     if (active.rowCount !== 0) return undefined;
     const turn = await headOfLane(client, sessionId);
     if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, m.maxActiveTurnsPerUser))) return undefined;
-    const entries = [
-      outboxEvent({ type: 'turn_started', session_key: turn.session_key }),
-      outboxJob('agent-turns', 'advance', { turnId: turn.id }),
-      sessionIdleDigestJob(sessionId, turn.id, m.sessionIdleSeconds),
-    ];
+    const entries = startEntries(sessionId, turn.id, turn.session_key, m);
     // The preferences in force when the turn starts apply to the whole turn.
     await client.query(
       `UPDATE turns t SET status = 'running', started_at = NOW(), version = version + 1, outbox = t.outbox || $2::jsonb,
@@ -124,4 +146,13 @@ export async function activateNext(m: TurnMachine, sessionId: string): Promise<s
   if (!started) return undefined;
   await m.outbox.publish(started.turn.id, started.turn.origin, started.entries);
   return started.turn.id;
+}
+
+/** What a turn owes when it starts: its first event, its first step, and its session's idle digest re-armed. */
+function startEntries(sessionId: string, turnId: string, sessionKey: string, lane: LaneSettings): OutboxEntry[] {
+  return [
+    outboxEvent({ type: 'turn_started', session_key: sessionKey }),
+    outboxJob('agent-turns', 'advance', { turnId }),
+    sessionIdleDigestJob(sessionId, turnId, lane.sessionIdleSeconds),
+  ];
 }

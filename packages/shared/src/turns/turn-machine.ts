@@ -1,6 +1,7 @@
 import type { Db, DbClient } from '../db';
 import { jobId } from '../queues';
 import { outboxJob, type OutboxEntry, type OutboxPublisher } from './outbox';
+import type { LaneSettings } from './starting';
 import type { TurnState } from './turn-state';
 
 /**
@@ -19,13 +20,11 @@ import type { TurnState } from './turn-state';
  */
 
 /** What the agent's transitions need: the database, the outbox publisher and the limits in force. */
-export interface TurnMachine {
+export interface TurnMachine extends LaneSettings {
   db: Db;
   outbox: OutboxPublisher;
   approvalTtlSeconds: number;
-  sessionIdleSeconds: number;
   maxToolCallsPerStep: number;
-  maxActiveTurnsPerUser: number;
 }
 
 export type ControlOutcome = 'ok' | 'not_found' | 'conflict';

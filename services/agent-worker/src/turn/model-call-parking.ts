@@ -29,23 +29,22 @@ export class ModelCallParking {
   ) {}
 
   /**
-   * Resolves when `call` settled within INLINE_WAIT_MS (rejecting with its error); otherwise parks
-   * the job and throws DelayedError, which tells BullMQ the job is not finished.
+   * `call` is a model step, true when it leaves the job nothing more to do. Resolves with its
+   * value when it settled within INLINE_WAIT_MS (rejecting with its error); otherwise parks the
+   * job and throws DelayedError, which tells BullMQ the job is not finished.
    */
-  async run(job: Job, token: string | undefined, call: Promise<unknown>): Promise<void> {
+  async run(job: Job, token: string | undefined, call: Promise<boolean>): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), INLINE_WAIT_MS);
     });
     try {
-      if ((await Promise.race([call, late])) !== 'late') return;
+      const first = await Promise.race([call.then((value) => ({ value })), late]);
+      if (first !== 'late') return first.value;
     } finally {
       clearTimeout(timer);
     }
-    if (!token || !job.id) {
-      await call;
-      return;
-    }
+    if (!token || !job.id) return call;
     await job.moveToDelayed(Date.now() + this.leaseMs, token);
     this.watch(job, call);
     throw new DelayedError();
@@ -59,7 +58,12 @@ export class ModelCallParking {
     return failure ?? new Error('the model call failed');
   }
 
-  private watch(job: Job, call: Promise<unknown>): void {
+  /**
+   * When the parked call settles, its job is promoted to carry on, or removed when the step left
+   * it nothing to do (the step committed and published what comes next): promoting it would only
+   * read the turn to decide "wait".
+   */
+  private watch(job: Job, call: Promise<boolean>): void {
     const id = job.id as string;
     const renew = setInterval(
       () => {
@@ -73,13 +77,16 @@ export class ModelCallParking {
         this.failures.set(id, error);
         // Another worker may take the job's next run (and call the model again): forget it then.
         setTimeout(() => this.failures.delete(id), this.leaseMs * 2).unref();
+        return false;
       })
-      .finally(() => {
+      .then(async (done) => {
         clearInterval(renew);
-        job.promote().catch((error: unknown) => {
-          // Already running again (it fell due): that run reads the stored outcome itself.
-          this.logger.debug({ err: error, jobId: id }, 'parked job not promoted');
-        });
+        if (done) await job.remove().catch(() => job.promote());
+        else await job.promote();
+      })
+      .catch((error: unknown) => {
+        // Already running again (it fell due): that run reads the stored outcome itself.
+        this.logger.debug({ err: error, jobId: id }, 'parked job not promoted');
       });
   }
 }

@@ -40,6 +40,9 @@ export interface ModelStepDeps {
  * One iteration: claim the turn's model call, call the model with the conversation (streaming
  * its text as `token` events), and store what it decided: tasks to run, or the answer. On the
  * last allowed iteration the model gets no tools, so it must answer.
+ *
+ * Answers true when the turn now waits for something outside this job (its first tool was sent,
+ * or it ended), so reading it again could only decide "wait"; false when there is more to decide.
  */
 export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim: string): Promise<boolean> {
   const { turn } = state;
@@ -81,7 +84,13 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
         'which means something is not working as expected. Tell me how you would like to proceed.';
       return answer(deps.machine, state, claim, explanation, 'limit_reached', { countIteration: true, usage: response.usage });
     }
-    return planTasks(deps.machine, state, claim, { content: screenContent(response.content), calls, mcpTools, usage: response.usage });
+    const planned = await planTasks(deps.machine, state, claim, {
+      content: screenContent(response.content),
+      calls,
+      mcpTools,
+      usage: response.usage,
+    });
+    return planned === 'dispatched';
   }
   const content =
     response.content.trim() !== '' || !last

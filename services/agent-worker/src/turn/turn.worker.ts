@@ -9,6 +9,7 @@ import {
   failTurn,
   jobId,
   jobProcessor,
+  laneSettings,
   loadTurnState,
   msUntilDue,
   sessionsWaitingForSlot,
@@ -32,9 +33,8 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     db,
     outbox,
     approvalTtlSeconds: config.APPROVAL_TTL_SECONDS,
-    sessionIdleSeconds: config.SESSION_IDLE_SECONDS,
     maxToolCallsPerStep: config.MAX_TOOL_CALLS_PER_STEP,
-    maxActiveTurnsPerUser: config.MAX_ACTIVE_TURNS_PER_USER,
+    ...laneSettings(config),
   };
   const modelDeps = {
     machine,
@@ -86,8 +86,8 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
       if (!state) return;
       await outbox.publish(turnId, state.turn.origin, state.outbox);
       const decision = decide(state, job.id as string);
-      // After a dispatch, or once the turn waits for the user, the next decision is always
-      // "wait": stop without reading the turn again. A transition that lost a race (false)
+      // After a dispatch, once the turn waits for the user, or after a model step that sent a
+      // tool or ended the turn, the next decision is always "wait": stop without reading the turn again. A transition that lost a race (false)
       // re-reads and decides again.
       switch (decision.kind) {
         case 'wait':
@@ -103,7 +103,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
           break;
         case 'call-model':
           // Parks the job (throwing DelayedError) when the model takes a while to answer.
-          await parking.run(job, token, runModelStep(modelDeps, state, job.id as string));
+          if (await parking.run(job, token, runModelStep(modelDeps, state, job.id as string))) return;
           break;
       }
     }

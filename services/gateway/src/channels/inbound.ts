@@ -152,7 +152,7 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
   const decision = yes === undefined ? undefined : await openQuestionDecision(client, userId, yes);
   if (decision) return { ...none, userId, decision };
   // Chats merge by default (docs/agent.md#busy-sessions): "hi", "can you", "add milk" get one answer.
-  const { turnId } = await insertTurn(client, {
+  const { turnId } = await insertTurn(client, config, {
     userId,
     sessionKey,
     text: content.text,

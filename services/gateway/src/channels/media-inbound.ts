@@ -33,5 +33,7 @@ export async function acceptMedia(
   const caption = content.caption.trim();
   // Stored as the user's message: history, digests and the console show that a photo came.
   const text = caption === '' ? '[photo]' : `[photo] ${caption}`;
-  return { turnId: (await insertTurn(client, { userId, sessionKey, text, origin: message.replyTo, attachment: content.media })).turnId };
+  return {
+    turnId: (await insertTurn(client, config, { userId, sessionKey, text, origin: message.replyTo, attachment: content.media })).turnId,
+  };
 }

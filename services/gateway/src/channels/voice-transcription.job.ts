@@ -63,7 +63,7 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
       ]);
       const existing = locked.rows[0]?.turn_id;
       if (existing) return existing;
-      const { turnId: id } = await insertTurn(client, {
+      const { turnId: id } = await insertTurn(client, config, {
         userId,
         sessionKey: voice.session_key,
         text,

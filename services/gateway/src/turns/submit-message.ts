@@ -1,7 +1,9 @@
 import {
   createTurn,
+  laneSettings,
   withTransaction,
   type ChannelAddress,
+  type Config,
   type DbClient,
   type MediaRef,
   type OutboxEntry,
@@ -41,10 +43,10 @@ export interface PlacedMessage {
 /**
  * Queues a message inside the caller's transaction: the session (created on first use, its row
  * locked until the commit), then `if_busy`, then, unless the message joined a queued turn, the
- * turn in `queued` and the job that starts it once it heads its session's lane. The caller flushes
+ * turn: started at once when its lane is free, else `queued` (createTurn). The caller flushes
  * the touched turns' outboxes after committing.
  */
-export async function insertTurn(client: DbClient, input: TurnInput): Promise<PlacedMessage> {
+export async function insertTurn(client: DbClient, config: Config, input: TurnInput): Promise<PlacedMessage> {
   const session = await client.query<{ id: string }>(
     `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2)
      ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO UPDATE SET last_activity_at = NOW()
@@ -56,7 +58,7 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
   const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
   const busy = await applyIfBusy(client, sessionId, ifBusy, input);
   if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
-  const { id, owed } = await createTurn(client, {
+  const { id, owed } = await createTurn(client, laneSettings(config), {
     userId: input.userId,
     sessionId,
     sessionKey: input.sessionKey,
@@ -73,7 +75,7 @@ export async function insertTurn(client: DbClient, input: TurnInput): Promise<Pl
  * written only when it starts, so a client that connects to events_url right away misses nothing.
  */
 export async function submitMessage(runtime: Runtime, input: TurnInput): Promise<SubmittedMessage> {
-  const { turnId, touched, owed } = await withTransaction(runtime.db, (client) => insertTurn(client, input));
+  const { turnId, touched, owed } = await withTransaction(runtime.db, (client) => insertTurn(client, runtime.config, input));
   // The cancelled turns' `done` and lane jobs first: the new turn starts when their lanes clear.
   for (const id of touched.slice(1)) await runtime.outbox.flush(id);
   if (owed) await runtime.outbox.publish(turnId, input.origin ?? null, owed);
