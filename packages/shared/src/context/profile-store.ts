@@ -1,19 +1,19 @@
 import type { Queryable } from '../db';
 import { DEFAULT_PROFILE, PROFILE_SECTIONS, type Profile, type ProfileSection } from './profile-defaults';
 
-const COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
+export const PROFILE_COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
 
-type ProfileRow = Record<string, string | null>;
+export type ProfileRow = Record<string, string | null>;
 
 /** A user without a profile row has the defaults; a NULL section reads as empty. */
-function toProfile(row: ProfileRow | undefined): Profile {
+export function toProfile(row: ProfileRow | undefined): Profile {
   return Object.fromEntries(
     PROFILE_SECTIONS.map((section) => [section, row ? (row[`${section}_content`] ?? '') : DEFAULT_PROFILE[section]]),
   ) as Profile;
 }
 
 export async function loadProfile(db: Queryable, userId: string): Promise<Profile> {
-  const found = await db.query<ProfileRow>(`SELECT ${COLUMNS.join(', ')} FROM agent_memory_profiles WHERE user_id = $1`, [userId]);
+  const found = await db.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS.join(', ')} FROM agent_memory_profiles WHERE user_id = $1`, [userId]);
   return toProfile(found.rows[0]);
 }
 
@@ -24,10 +24,10 @@ export async function loadProfile(db: Queryable, userId: string): Promise<Profil
  */
 async function upsert(db: Queryable, userId: string, inserted: Profile, onConflict: string): Promise<Profile> {
   const found = await db.query<ProfileRow>(
-    `INSERT INTO agent_memory_profiles (user_id, ${COLUMNS.join(', ')})
-     VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+    `INSERT INTO agent_memory_profiles (user_id, ${PROFILE_COLUMNS.join(', ')})
+     VALUES ($1, ${PROFILE_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
      ON CONFLICT (user_id) DO UPDATE SET ${onConflict}, updated_at = NOW()
-     RETURNING ${COLUMNS.join(', ')}`,
+     RETURNING ${PROFILE_COLUMNS.join(', ')}`,
     [userId, ...PROFILE_SECTIONS.map((section) => inserted[section])],
   );
   return toProfile(found.rows[0]);
@@ -36,8 +36,8 @@ async function upsert(db: Queryable, userId: string, inserted: Profile, onConfli
 /** Gives a user the default profile unless they have one: at creation, and before a tool edits one section. */
 export async function ensureProfile(db: Queryable, userId: string): Promise<void> {
   await db.query(
-    `INSERT INTO agent_memory_profiles (user_id, ${COLUMNS.join(', ')})
-     VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}) ON CONFLICT (user_id) DO NOTHING`,
+    `INSERT INTO agent_memory_profiles (user_id, ${PROFILE_COLUMNS.join(', ')})
+     VALUES ($1, ${PROFILE_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}) ON CONFLICT (user_id) DO NOTHING`,
     [userId, ...PROFILE_SECTIONS.map((section) => DEFAULT_PROFILE[section])],
   );
 }
@@ -49,7 +49,7 @@ export async function saveProfileSection(db: Queryable, userId: string, section:
 
 /** `POST /v1/profile/reset`: every section back to DEFAULT_PROFILE, MEMORY included. */
 export async function resetProfile(db: Queryable, userId: string): Promise<Profile> {
-  return upsert(db, userId, DEFAULT_PROFILE, COLUMNS.map((column) => `${column} = EXCLUDED.${column}`).join(', '));
+  return upsert(db, userId, DEFAULT_PROFILE, PROFILE_COLUMNS.map((column) => `${column} = EXCLUDED.${column}`).join(', '));
 }
 
 /** Appends a block to MEMORY, separated from what is there by a blank line. */

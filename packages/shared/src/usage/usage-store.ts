@@ -47,16 +47,26 @@ export async function userBudget(db: Queryable, userId: string, defaultBudget: n
 }
 
 /** What decides whether a user's turn may call the model now: their budget, and whether an admin disabled them. */
-export async function modelAllowance(db: Queryable, userId: string, defaultBudget: number): Promise<Budget & { disabled: boolean }> {
-  const found = await db.query<{ daily_tokens: number | null; used_today: number; disabled: boolean }>(
-    `SELECT u.daily_token_budget AS daily_tokens, u.disabled_at IS NOT NULL AS disabled,
-            COALESCE((SELECT SUM(prompt_tokens + completion_tokens) FROM model_usage
-                      WHERE user_id = u.id AND day = (NOW() AT TIME ZONE 'UTC')::date), 0)::bigint AS used_today
-     FROM users u WHERE u.id = $1`,
-    [userId],
-  );
-  const row = found.rows[0];
+export type Allowance = Budget & { disabled: boolean };
+
+/** The columns `allowanceOf` reads, for a query over `users` aliased `u`. */
+export const ALLOWANCE_COLUMNS = `u.daily_token_budget AS daily_tokens, u.disabled_at IS NOT NULL AS disabled,
+  COALESCE((SELECT SUM(prompt_tokens + completion_tokens) FROM model_usage
+            WHERE user_id = u.id AND day = (NOW() AT TIME ZONE 'UTC')::date), 0)::bigint AS used_today`;
+
+export interface AllowanceRow {
+  daily_tokens: number | null;
+  used_today: number;
+  disabled: boolean;
+}
+
+export function allowanceOf(row: AllowanceRow | undefined, defaultBudget: number): Allowance {
   return { daily_tokens: row?.daily_tokens ?? defaultBudget, used_today: row?.used_today ?? 0, disabled: row?.disabled ?? false };
+}
+
+export async function modelAllowance(db: Queryable, userId: string, defaultBudget: number): Promise<Allowance> {
+  const found = await db.query<AllowanceRow>(`SELECT ${ALLOWANCE_COLUMNS} FROM users u WHERE u.id = $1`, [userId]);
+  return allowanceOf(found.rows[0], defaultBudget);
 }
 
 export function budgetExhausted(budget: Budget): boolean {

@@ -3,14 +3,13 @@ import {
   buildSystemPrompt,
   buildTurnContext,
   gotchasForTools,
-  loadProfile,
   modelTools,
   pitfallLine,
   sessionKind,
   toolSummary,
-  userTimeZone,
   type McpToolEntry,
   type Queryable,
+  type StepUser,
   type StoredMessage,
 } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
@@ -30,25 +29,15 @@ const TOOL_NAMES = modelTools.map((tool) => tool.name);
  * The request the model gets for the next step of a turn, laid out so a provider can cache its
  * prefix (docs/memory.md#request-layout): the system prompt (what changes rarely), the history (each message rendered
  * as in every earlier request), then the turn's context right before the newest user message.
- * With it the user's time zone, in which the offline planner reads times.
  */
 export async function buildModelMessages(
   db: Queryable,
   turn: TurnRow,
+  user: StepUser,
   historyTokenBudget: number,
   mcpTools: readonly McpToolEntry[] = [],
-): Promise<{ messages: ChatMessage[]; timeZone: string }> {
-  const [users, profile, rows, gotchas, documents, timeZone] = await Promise.all([
-    db.query<{
-      assistant_name: string;
-      assistant_emoji: string | null;
-      assistant_creature: string | null;
-      assistant_tone: string | null;
-      assistant_vibe: string | null;
-    }>('SELECT assistant_name, assistant_emoji, assistant_creature, assistant_tone, assistant_vibe FROM users WHERE id = $1', [
-      turn.user_id,
-    ]),
-    loadProfile(db, turn.user_id),
+): Promise<ChatMessage[]> {
+  const [rows, gotchas, documents] = await Promise.all([
     db.query<StoredMessage>(
       `SELECT role, content, tool_calls, tool_call_id FROM
          (SELECT id, role, content, tool_calls, tool_call_id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT ${HISTORY_ROWS}) recent
@@ -56,26 +45,18 @@ export async function buildModelMessages(
       [turn.session_id],
     ),
     gotchasForTools(db, turn.user_id, [...TOOL_NAMES, ...mcpTools.map((tool) => tool.name)], PITFALLS_SHOWN),
-    relevantDocuments(db, turn),
-    userTimeZone(db, turn.user_id),
+    relevantDocuments(db, turn, user.useRag),
   ]);
-  const user = users.rows[0];
 
   const system = buildSystemPrompt({
-    assistant: {
-      name: user?.assistant_name ?? 'Nexo',
-      emoji: user?.assistant_emoji,
-      creature: user?.assistant_creature,
-      tone: user?.assistant_tone,
-      vibe: user?.assistant_vibe,
-    },
-    profile,
+    assistant: user.assistant,
+    profile: user.profile,
     sessionKind: sessionKind(turn.session_key),
     toolSummary: toolSummary(mcpTools),
   });
   const context = buildTurnContext({
     now: new Date(),
-    timeZone,
+    timeZone: user.timeZone,
     pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)),
     relevantDocuments: documents,
   });
@@ -85,15 +66,12 @@ export async function buildModelMessages(
   // follow it and repeat from step to step.
   const newest = messages.findLastIndex((message) => message.role === 'user');
   messages.splice(newest < 0 ? messages.length : newest, 0, { role: 'system', content: context });
-  return {
-    messages: [
-      { role: 'system', content: system },
-      // The summary changes as the window slides: outside the system prompt, it leaves that cacheable.
-      ...(history.summary ? [{ role: 'system' as const, content: `## Earlier in this conversation\n${history.summary}` }] : []),
-      ...messages,
-    ],
-    timeZone,
-  };
+  return [
+    { role: 'system', content: system },
+    // The summary changes as the window slides: outside the system prompt, it leaves that cacheable.
+    ...(history.summary ? [{ role: 'system' as const, content: `## Earlier in this conversation\n${history.summary}` }] : []),
+    ...messages,
+  ];
 }
 
 function toChatMessage(message: StoredMessage): ChatMessage {

@@ -3,6 +3,7 @@ import {
   claimModelCall,
   getTool,
   isLastIteration,
+  loadStepUser,
   mcpServerOf,
   planTasks,
   toolsForModel,
@@ -48,12 +49,13 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const { turn } = state;
   if (turn.claim !== claim && !(await claimModelCall(deps.machine, state, claim))) return false;
 
-  if (await stopAtBudget(deps.machine.db, deps.dailyTokenBudget, state)) return true;
+  const user = await loadStepUser(deps.machine.db, turn.user_id, deps.dailyTokenBudget);
+  if (await stopAtBudget(deps.machine.db, user.allowance, state)) return true;
 
   const last = isLastIteration(turn);
   // Read on every step, also the last: the system prompt lists them and must not change for it.
   const mcpTools = await deps.mcp.tools();
-  const { messages, timeZone } = await buildModelMessages(deps.machine.db, turn, deps.historyTokenBudget, mcpTools);
+  const messages = await buildModelMessages(deps.machine.db, turn, user, deps.historyTokenBudget, mcpTools);
   const tokens = new TokenStream((deltas) =>
     deps.events.emitMany(
       turn.id,
@@ -63,7 +65,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const response = await measuredCall(deps, {
     model: allowedModel(deps, turn.model),
     messages: await deps.photos.attach(turn, messages),
-    timezone: timeZone,
+    timezone: user.timeZone,
     tools: last ? [] : toolsForModel(mcpTools),
     onToken: boundedTokens(async (delta) => {
       tokens.push(delta);

@@ -10,13 +10,8 @@ export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 
  * refs of the turn's session. Null when the user turned `use_rag_by_default` off, and always in a
  * group session: a user's documents are private, and the group could ask the model to quote them.
  */
-export async function relevantDocuments(db: Queryable, turn: TurnRow): Promise<RelevantDocument[] | null> {
-  if (sessionKind(turn.session_key) === 'group') return null;
-  const preferences = await db.query<{ use_rag_by_default: boolean }>(
-    'SELECT use_rag_by_default FROM user_preferences WHERE user_id = $1',
-    [turn.user_id],
-  );
-  if (preferences.rows[0]?.use_rag_by_default === false) return null;
+export async function relevantDocuments(db: Queryable, turn: TurnRow, useRag: boolean): Promise<RelevantDocument[] | null> {
+  if (sessionKind(turn.session_key) === 'group' || !useRag) return null;
   const hits = await searchDocuments(db, turn.user_id, turn.input, {
     limit: RAG_LIMITS.documents,
     snippetChars: RAG_LIMITS.snippetChars,
