@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
+import { luaScript, runScript } from './redis';
 import { FINAL_STATUSES } from './turns/turn-status';
 
 const taskStatus = z.enum(['in_progress', 'completed', 'failed', 'skipped']);
@@ -67,7 +67,7 @@ export function eventKeys(prefix: string, turnId: string) {
  * re-publishing), else numbered with the next seq; then the keys are trimmed and expired, and
  * the turn's pub/sub channel rung once as a doorbell. Answers each event's entry id, or ''.
  */
-const APPEND_SCRIPT = `
+const APPEND_SCRIPT = luaScript(`
 local ids = {}
 local last = false
 local ttl = ARGV[1]
@@ -90,11 +90,10 @@ if last then
   redis.call('PUBLISH', ARGV[4], last)
 end
 return ids
-`;
+`);
 
 /** Longest a running turn's events are kept before its end (a turn may wait days for approval). */
 const LIVE_TTL_SECONDS = 14 * 86_400;
-const APPEND_SHA = createHash('sha1').update(APPEND_SCRIPT).digest('hex');
 const MAX_STREAM_LENGTH = 100_000;
 
 /** Told about every event actually appended (not duplicates): metrics hang off this. */
@@ -123,22 +122,12 @@ export class EventWriter {
       const { type, ...fields } = event;
       args.push(dedupeKey ?? '', type, JSON.stringify(fields));
     }
-    const ids = (await this.append([keys.stream, keys.meta], args)) as string[];
+    const ids = (await runScript(this.redis, APPEND_SCRIPT, [keys.stream, keys.meta], args)) as string[];
     return batch.map(({ event }, index) => {
       const id = ids[index] || null;
       if (id !== null) this.observer(turnId, event);
       return id;
     });
-  }
-
-  /** By hash, so Redis does not receive and hash the script's text on every call. */
-  private async append(keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(APPEND_SHA, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!String(error).includes('NOSCRIPT')) throw error;
-      return this.redis.eval(APPEND_SCRIPT, keys.length, ...keys, ...args);
-    }
   }
 }
 

@@ -68,9 +68,19 @@ export function isoInZone(instant: Date, zone: string): string {
 
 /** The clock line of a turn's context: `Monday, 2026-11-23 09:05 (America/Sao_Paulo, UTC-03:00)`. */
 export function describeNow(now: Date, zone: string): string {
-  const local = DateTime.fromJSDate(now, { zone });
-  return `${local.setLocale('en-US').toFormat('cccc, yyyy-MM-dd HH:mm')} (${zone}, UTC${local.toFormat('ZZ')})`;
+  const key = `${zone} ${Math.floor(now.getTime() / 60_000)}`;
+  let line = clockLines.get(key);
+  if (line === undefined) {
+    const local = DateTime.fromJSDate(now, { zone });
+    line = `${local.setLocale('en-US').toFormat('cccc, yyyy-MM-dd HH:mm')} (${zone}, UTC${local.toFormat('ZZ')})`;
+    // The line changes once a minute: every step of that minute in that zone shares it.
+    if (clockLines.size >= 1_000) clockLines.clear();
+    clockLines.set(key, line);
+  }
+  return line;
 }
+
+const clockLines = new Map<string, string>();
 
 /**
  * Reads an ISO 8601 date-time: with an offset (or `Z`) it is that instant; without one it is a

@@ -1,21 +1,22 @@
 import type { Redis } from 'ioredis';
+import { luaScript, runScript } from '../redis';
 
 /** Takes the due members and pushes each to its next beat in one step, so one gateway sends each beat. */
-const CLAIM_DUE = `
+const CLAIM_DUE = luaScript(`
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
-return due`;
+return due`);
 
 /**
  * Lists a turn, once per resume: the resume's outbox entry may be published twice (a job that
  * reads the turn before the publisher removed the entry), and a second start must not send
  * WhatsApp's read receipt again after the ticker has taken the turn off the list.
  */
-const START = `
+const START = luaScript(`
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[3])
 end
-return 0`;
+return 0`);
 
 /** How long a resume is remembered: far longer than any publish of its entry can take. */
 const RESUME_MEMORY_MS = 60 * 60_000;
@@ -41,7 +42,7 @@ export class ChatTyping {
    * of the outbox entry that resumed the turn) was seen before.
    */
   async start(turnId: string, resumeKey: string, now = Date.now()): Promise<void> {
-    await this.redis.eval(START, 2, this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, turnId);
+    await runScript(this.redis, START, [this.key, `${this.key}:resumed:${resumeKey}`], [now, RESUME_MEMORY_MS, turnId]);
   }
 
   async stop(...turnIds: string[]): Promise<void> {
@@ -50,7 +51,7 @@ export class ChatTyping {
 
   /** Up to `limit` turns whose indicator is due, each moved `intervalMs` on. */
   async claimDue(intervalMs: number, limit: number, now = Date.now()): Promise<string[]> {
-    const due = await this.redis.eval(CLAIM_DUE, 1, this.key, now, now + intervalMs, limit);
+    const due = await runScript(this.redis, CLAIM_DUE, [this.key], [now, now + intervalMs, limit]);
     return Array.isArray(due) ? due.map(String) : [];
   }
 }

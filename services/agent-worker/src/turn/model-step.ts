@@ -79,7 +79,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     getTool(name) !== undefined || mcpTools.some((tool) => tool.name === name) || deps.mcp.configured.includes(mcpServerOf(name) ?? '');
   const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known);
   if (!last && calls.length > 0) {
-    const repeated = await repeatedCall(deps.machine.db, turn.id, calls);
+    const repeated = await repeatedCall(deps.machine.db, turn, calls);
     if (repeated) {
       const explanation =
         `I stopped: I was about to call ${repeated} with the same arguments ${LOOP_LENGTH} times in a row, ` +

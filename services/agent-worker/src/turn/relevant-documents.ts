@@ -12,6 +12,23 @@ export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 
  */
 export async function relevantDocuments(db: Queryable, turn: TurnRow, useRag: boolean): Promise<RelevantDocument[] | null> {
   if (sessionKind(turn.session_key) === 'group' || !useRag) return null;
+  // Read for the turn's first step and kept for its others (on this worker): they answer the same
+  // message, and a context that stays the same from step to step keeps the request's prefix cacheable.
+  let found = turnDocuments.get(turn.id);
+  if (!found) {
+    found = search(db, turn);
+    if (turnDocuments.size >= REMEMBERED_TURNS) turnDocuments.delete(turnDocuments.keys().next().value as string);
+    turnDocuments.set(turn.id, found);
+    found.catch(() => turnDocuments.delete(turn.id));
+  }
+  return found;
+}
+
+/** The documents of the latest turns, by turn id, oldest first. */
+const turnDocuments = new Map<string, Promise<RelevantDocument[]>>();
+const REMEMBERED_TURNS = 1_000;
+
+async function search(db: Queryable, turn: TurnRow): Promise<RelevantDocument[]> {
   const hits = await searchDocuments(db, turn.user_id, turn.input, {
     limit: RAG_LIMITS.documents,
     snippetChars: RAG_LIMITS.snippetChars,

@@ -5,8 +5,13 @@ import type { ScreenedCall } from './untrusted-output';
 export const LOOP_LENGTH = 3;
 
 /** The name of a tool that would be called LOOP_LENGTH times in a row with the same arguments, if any. */
-export async function repeatedCall(db: Queryable, turnId: string, calls: ScreenedCall[]): Promise<string | undefined> {
-  const history = await recentCallSignatures(db, turnId, LOOP_LENGTH - 1);
+export async function repeatedCall(
+  db: Queryable,
+  turn: { id: string; iterations: number },
+  calls: ScreenedCall[],
+): Promise<string | undefined> {
+  // The turn's first step has no earlier calls to repeat.
+  const history = turn.iterations === 0 ? [] : await recentCallSignatures(db, turn.id, LOOP_LENGTH - 1);
   // A refused call has no arguments to compare: it never counts as a repeat (max_iterations bounds it).
   const sequence = [...history, ...calls.map((call) => (call.args ? callSignature(call.name, call.args) : `refused ${call.id}`))];
   for (let i = LOOP_LENGTH - 1; i < sequence.length; i++) {
