@@ -100,9 +100,9 @@ export class BuiltinTools {
     const client = await db.connect();
     let discard = false;
     try {
-      await client.query('BEGIN');
-      // The database gives up on a statement when the tool does, so nothing commits late.
-      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(timeoutMs)}`);
+      // The database gives up on a statement when the tool does, so nothing commits late. One
+      // round trip: a query without parameters may hold two statements.
+      await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.ceil(timeoutMs)}`);
       const work = handler(args as never, {
         db: client,
         userId: call.userId,

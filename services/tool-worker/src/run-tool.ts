@@ -138,21 +138,29 @@ export class ToolRunner {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
+    // The task's result and the tool message for the model, in one statement.
     const updated = await client.query<{ duration_ms: number }>(
-      `UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
-         duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
-       WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms`,
-      [task.id, failed ? 'failed' : 'completed', failed ? (failure ?? 'invalid') : null, text, error ?? null],
+      `WITH task AS (
+         UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
+           duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
+         WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms),
+       message AS (
+         INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task)
+       SELECT duration_ms FROM task`,
+      [
+        task.id,
+        failed ? 'failed' : 'completed',
+        failed ? (failure ?? 'invalid') : null,
+        text,
+        error ?? null,
+        task.session_id,
+        task.turn_id,
+        task.call_id,
+      ],
     );
     const durationMs = updated.rows[0]?.duration_ms;
     if (durationMs === undefined) return [];
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
-    await client.query(`INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) VALUES ($1, $2, 'tool', $3, $4)`, [
-      task.session_id,
-      task.turn_id,
-      text,
-      task.call_id,
-    ]);
     const next = failed ? undefined : await handOffToNextTask(client, task.turn_id, task.id);
     const owed = [
       failure === 'error' || failure === 'unknown'

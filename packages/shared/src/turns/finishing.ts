@@ -14,28 +14,22 @@ function finishEntries(turnId: string, sessionId: string, status: FinalStatus): 
 
 // The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
 // ('lane.<id>'): BullMQ would silently drop a second job with the same id.
-function laneAfter(turnId: string, sessionId: string): OutboxEntry {
+export function laneAfter(turnId: string, sessionId: string): OutboxEntry {
   return outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('after', turnId) });
 }
 
 /**
- * The lane job a turn that is about to end owes, if any: only when one of its user's turns is
- * queued, in this session or another (one that waits for the slot this turn frees). Decided
- * under the locks every lane change takes, in their order: the session row, then the user's
- * slot lock, both held to the commit. So a turn queued meanwhile either is seen here, or is
- * queued after this turn ends and starts without waiting for it. Called first in the transaction
- * that ends the turn, before it touches any other row, which keeps that order.
+ * Takes the locks every lane change takes, in their order (the session row, then the user's
+ * slot lock), held to the commit: the answer that ends a turn takes them first in its
+ * transaction, then reads whether one of the user's turns is queued, and queues a lane job only
+ * then. A turn queued meanwhile is either seen by that read, or queued after this turn ends and
+ * starts on arrival without waiting for it.
  */
-export async function laneAfterEnding(client: DbClient, turn: { id: string; session_id: string; user_id: string }): Promise<OutboxEntry[]> {
+export async function lockLanes(client: DbClient, turn: { session_id: string; user_id: string }): Promise<void> {
   await client.query(`SELECT ${slotLock('$2')} FROM (SELECT id FROM sessions WHERE id = $1 FOR NO KEY UPDATE) AS session`, [
     turn.session_id,
     turn.user_id,
   ]);
-  const queued = await client.query<{ queued: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM turns WHERE user_id = $1 AND status = 'queued') AS queued`,
-    [turn.user_id],
-  );
-  return queued.rows[0]?.queued ? [laneAfter(turn.id, turn.session_id)] : [];
 }
 
 /** Ends a locked turn with `status`, after the entries that explain how it got there. */

@@ -46,17 +46,22 @@ export function slotLock(userIdParam: string): string {
   return `pg_advisory_xact_lock(hashtextextended('active-turns:' || ${userIdParam}, 0))`;
 }
 
-/** Whether the session has no unfinished turn at all, so a new one would head its lane and may start at once. */
-export async function laneIsFree(client: DbClient, sessionId: string): Promise<boolean> {
+/**
+ * Whether the session has no unfinished turn at all, so a new one would head its lane and may
+ * start at once (with the session row locked by the caller). When it has none, the user's slot
+ * lock is taken in the same statement, for the count of running turns that decides the start.
+ */
+export async function laneIsFree(client: DbClient, sessionId: string, userId: string): Promise<boolean> {
   const found = await client.query<{ free: boolean }>(
-    'SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND status <> ALL($2)) AS free',
-    [sessionId, FINAL_STATUSES],
+    `SELECT lane.free, CASE WHEN lane.free THEN ${slotLock('$3')} END
+     FROM (SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND status <> ALL($2)) AS free) AS lane`,
+    [sessionId, FINAL_STATUSES, userId],
   );
   return found.rows[0]?.free === true;
 }
 
 /** The user messages a starting turn puts into its session's conversation, one per message. */
-export async function insertUserMessages(client: DbClient, sessionId: string, turn: Pick<QueuedTurn, 'id' | 'inputs'>): Promise<void> {
+export async function insertUserMessages(client: DbClient, sessionId: string, turn: QueuedTurn): Promise<void> {
   await client.query(
     `INSERT INTO messages (session_id, turn_id, role, content)
      SELECT $1, $2, 'user', text FROM unnest($3::text[]) WITH ORDINALITY AS m(text, n) ORDER BY n`,

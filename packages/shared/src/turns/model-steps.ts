@@ -2,10 +2,10 @@ import type { DbClient } from '../db';
 import { withTransaction } from '../db';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
-import { recordModelUsage, type ModelUsage } from '../usage/usage-store';
+import { insertModelUsage, usageParams, type ModelUsage } from '../usage/usage-store';
 import { approvalEntries } from './approvals';
 import { runToolJob } from './dispatch';
-import { laneAfterEnding } from './finishing';
+import { laneAfter, lockLanes } from './finishing';
 import { outboxEvent, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import type { PlannedCall, TurnRow, TurnState } from './turn-state';
@@ -44,20 +44,10 @@ export async function planTasks(
   let dispatched = false;
   const recorded = await recordStep(m, state, claim, { iterations: 1 }, async (client) => {
     dispatched = false;
-    await recordModelUsage(client, turn, step.usage);
+    // Only what goes back to the model: the screen's parsed copy of the arguments would double the row.
+    const toolCalls = JSON.stringify(step.calls.map(({ id, name, arguments: text }) => ({ id, name, arguments: text })));
+    let position = (await recordModelOutput(client, turn, step.usage, step.content, toolCalls)).lastPosition;
     const iteration = turn.iterations + 1;
-    await client.query(
-      `INSERT INTO messages (session_id, turn_id, role, content, tool_calls) VALUES ($1, $2, 'assistant', $3, $4)`,
-      // Only what goes back to the model: the screen's parsed copy of the arguments would double the row.
-      [
-        turn.session_id,
-        turn.id,
-        step.content,
-        JSON.stringify(step.calls.map(({ id, name, arguments: text }) => ({ id, name, arguments: text }))),
-      ],
-    );
-    const last = await client.query<{ max: number | null }>('SELECT MAX(position) AS max FROM tasks WHERE turn_id = $1', [turn.id]);
-    let position = last.rows[0]?.max ?? 0;
     const entries: OutboxEntry[] = [];
     const planned: { id: string; description: string; tool_name: string }[] = [];
     for (const call of step.calls) {
@@ -121,19 +111,14 @@ export async function answer(
 ): Promise<boolean> {
   const { turn } = state;
   return recordStep(m, state, claim, { iterations: options.countIteration ? 1 : 0, status }, async (client) => {
-    const lane = await laneAfterEnding(client, turn);
-    // The step's usage commits with its outcome: a step retried after a crash is counted once.
-    await recordModelUsage(client, turn, options.usage);
-    await client.query(`INSERT INTO messages (session_id, turn_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
-      turn.session_id,
-      turn.id,
-      content,
-    ]);
+    await lockLanes(client, turn);
+    const { queued } = await recordModelOutput(client, turn, options.usage, content, null);
     return [
       outboxEvent({ type: 'message', role: 'assistant', content }),
       ...(options.iterationLimit !== undefined ? [outboxEvent({ type: 'iteration_limit', max_iterations: options.iterationLimit })] : []),
       outboxEvent({ type: 'done', status }),
-      ...lane,
+      // The next turn's lane job, only when one of the user's turns waits for it.
+      ...(queued ? [laneAfter(turn.id, turn.session_id)] : []),
     ];
   });
 }
@@ -167,6 +152,30 @@ async function recordStep(
   if (!entries) return false;
   await m.outbox.publish(turn.id, turn.origin, entries);
   return true;
+}
+
+/**
+ * What every step stores of the model's output, in one statement: the call's usage (it commits
+ * with the step's outcome, so a step retried after a crash is counted once) and the assistant's
+ * message. Answers what the step goes on with: the turn's last task position, and whether one of
+ * its user's turns is queued (read after the lane locks when the step ends the turn).
+ */
+async function recordModelOutput(
+  client: DbClient,
+  turn: TurnRow,
+  usage: ModelUsage | undefined,
+  content: string,
+  toolCalls: string | null,
+): Promise<{ lastPosition: number; queued: boolean }> {
+  const found = await client.query<{ last_position: number; queued: boolean }>(
+    `WITH usage AS (${insertModelUsage(1)}),
+       message AS (INSERT INTO messages (session_id, turn_id, role, content, tool_calls) VALUES ($7, $1, 'assistant', $8, $9))
+     SELECT (SELECT COALESCE(MAX(position), 0) FROM tasks WHERE turn_id = $1)::int AS last_position,
+       EXISTS (SELECT 1 FROM turns WHERE user_id = $3 AND status = 'queued') AS queued`,
+    [...usageParams(turn, usage), turn.session_id, content, toolCalls],
+  );
+  const row = found.rows[0];
+  return { lastPosition: row?.last_position ?? 0, queued: row?.queued === true };
 }
 
 /** Rolls back a model step whose claim another job took meanwhile. */

@@ -41,24 +41,29 @@ export function laneSettings(config: Pick<Config, 'MAX_ACTIVE_TURNS_PER_USER' | 
  */
 export async function createTurn(client: DbClient, lane: LaneSettings, input: NewTurn): Promise<{ id: string; owed: OutboxEntry[] }> {
   const id = randomUUID();
-  const startNow =
-    input.startAfterMs === undefined &&
-    (await laneIsFree(client, input.sessionId)) &&
-    (await hasFreeSlot(client, input.userId, lane.maxActiveTurnsPerUser));
-  const owed = startNow
-    ? startEntries(input.sessionId, id, input.sessionKey, lane)
-    : [
-        outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
-        ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
-      ];
-  // A turn that starts takes the preferences in force now, as activateNext's start does.
-  await client.query(
-    `INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after, outbox,
-       status, started_at, max_iterations, autonomous, model)
-     SELECT $1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000), $9,
-       CASE WHEN $10 THEN 'running' ELSE 'queued' END, CASE WHEN $10 THEN NOW() END,
-       CASE WHEN $10 THEN p.max_iterations END, CASE WHEN $10 THEN p.autonomous_mode END, CASE WHEN $10 THEN p.default_model END
-     FROM (VALUES (1)) AS one LEFT JOIN user_preferences p ON p.user_id = $2`,
+  const started = startEntries(input.sessionId, id, input.sessionKey, lane);
+  const queued = [
+    outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
+    ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
+  ];
+  // The user's slot lock is taken only when the lane is free, and before the statement that
+  // counts the user's running turns, so the count sees every start committed before it.
+  const mayStart = input.startAfterMs === undefined && (await laneIsFree(client, input.sessionId, input.userId));
+  // A turn that starts takes the preferences in force now, as activateNext's start does, and
+  // its user message goes into the conversation with it.
+  const inserted = await client.query<{ status: string }>(
+    `WITH turn AS (
+       INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,
+         status, started_at, max_iterations, autonomous, model, outbox)
+       SELECT $1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000),
+         CASE WHEN s.starts THEN 'running' ELSE 'queued' END, CASE WHEN s.starts THEN NOW() END,
+         CASE WHEN s.starts THEN p.max_iterations END, CASE WHEN s.starts THEN p.autonomous_mode END,
+         CASE WHEN s.starts THEN p.default_model END, CASE WHEN s.starts THEN $10::jsonb ELSE $11::jsonb END
+       FROM (SELECT $9::boolean AND (SELECT COUNT(*) FROM turns WHERE user_id = $2 AND status = 'running') < $12 AS starts) AS s
+       LEFT JOIN user_preferences p ON p.user_id = $2
+       RETURNING id, status),
+     message AS (INSERT INTO messages (session_id, turn_id, role, content) SELECT $3, id, 'user', $5 FROM turn WHERE status = 'running')
+     SELECT status FROM turn`,
     [
       id,
       input.userId,
@@ -68,12 +73,13 @@ export async function createTurn(client: DbClient, lane: LaneSettings, input: Ne
       input.origin ? JSON.stringify(input.origin) : null,
       input.attachment ? JSON.stringify(input.attachment) : null,
       input.startAfterMs ?? null,
-      JSON.stringify(owed),
-      startNow,
+      mayStart,
+      JSON.stringify(started),
+      JSON.stringify(queued),
+      lane.maxActiveTurnsPerUser,
     ],
   );
-  if (startNow) await insertUserMessages(client, input.sessionId, { id, inputs: [input.text] });
-  return { id, owed };
+  return { id, owed: inserted.rows[0]?.status === 'running' ? started : queued };
 }
 
 /**

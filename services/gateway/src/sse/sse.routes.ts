@@ -38,8 +38,14 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
     turnEvents: async (req, res, { params }) => {
       const userId = userOf(req);
       const turnId = params.id;
-      const found = await db.query('SELECT 1 FROM turns WHERE id = $1 AND user_id = $2', [turnId, userId]);
-      if (found.rowCount === 0) throw notFound('turn');
+      // Read before watching: a status that is final here stays final, and one that is not
+      // ends with a `done` the hub delivers.
+      const found = await db.query<{ status: string; settled: boolean }>(
+        `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1 AND user_id = $2`,
+        [turnId, userId],
+      );
+      const turn = found.rows[0];
+      if (!turn) throw notFound('turn');
 
       const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
       const lastId = STREAM_ID.test(requested) ? requested : '0-0';
@@ -62,8 +68,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
         Connection: 'keep-alive',
         'X-Accel-Buffering': 'no',
       });
-      res.flushHeaders();
-      res.write(': connected\n\n');
+      res.write(': connected\n\n'); // sent with the headers
       openStreams.add(res);
 
       let closed = false;
@@ -79,6 +84,11 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       };
       const deliver = (event: StreamedEvent) => {
         if (closed) return;
+        // The events one read brings go out in one write.
+        if (res.writableCorked === 0) {
+          res.cork();
+          process.nextTick(() => res.uncork());
+        }
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
         if (event.type === 'done') close();
       };
@@ -94,14 +104,9 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       // A finished turn has nothing more to say to a client already past its `done` (EventSource
       // reconnects with that id after every close), nor once its events have expired: end the
       // stream. A client before `done` stays: the hub is about to deliver it.
-      const turn = await db.query<{ status: string; settled: boolean }>(
-        `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1`,
-        [turnId],
-      );
-      const row = turn.rows[0];
-      if (row && isFinal(row.status)) {
+      if (isFinal(turn.status)) {
         const seen = await hub.seenDone(turnId, lastId);
-        if (seen === 'yes' || (seen === 'gone' && row.settled)) close();
+        if (seen === 'yes' || (seen === 'gone' && turn.settled)) close();
       }
       return undefined;
     },
