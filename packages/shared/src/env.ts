@@ -55,6 +55,11 @@ export const configSchema = z
     SESSION_IDLE_SECONDS: int(3_600, 1, 30 * 86_400),
     EVENT_RETENTION_SECONDS: int(86_400, 60, 30 * 86_400),
     WORKER_CONCURRENCY: int(16, 1, 1_000),
+    /**
+     * Model calls one agent worker process has in flight at once; the others wait their turn,
+     * holding no job slot. A bound on memory: each call in flight holds its request and response.
+     */
+    MODEL_CONCURRENCY: int(256, 1, 100_000),
     /** How long a worker's lock on a job lasts without renewal: a killed worker's job is picked up after about this long. */
     JOB_LOCK_MS: int(30_000, 1_000, 600_000),
     /** How often the outbox sweeper looks for events and jobs a dead process left unpublished. */

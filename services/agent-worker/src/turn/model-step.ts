@@ -9,6 +9,7 @@ import {
   toolsForModel,
   type EventWriter,
   type McpCatalog,
+  type Semaphore,
   type SharedMetrics,
   type TurnMachine,
   type TurnState,
@@ -35,6 +36,8 @@ export interface ModelStepDeps {
   photos: TurnPhotos;
   /** DAILY_TOKEN_BUDGET: the default for users without an override. */
   dailyTokenBudget: number;
+  /** MODEL_CONCURRENCY: the calls this process has in flight. */
+  modelCalls: Semaphore;
 }
 
 /**
@@ -49,29 +52,35 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const { turn } = state;
   if (turn.claim !== claim && !(await claimModelCall(deps.machine, state, claim))) return false;
 
-  const user = await loadStepUser(deps.machine.db, turn.user_id, deps.dailyTokenBudget);
-  if (await stopAtBudget(deps.machine.db, user.allowance, state)) return true;
-
   const last = isLastIteration(turn);
-  // Read on every step, also the last: the system prompt lists them and must not change for it.
-  const mcpTools = await deps.mcp.tools();
-  const messages = await buildModelMessages(deps.machine.db, turn, user, deps.historyTokenBudget, mcpTools);
-  const tokens = new TokenStream((deltas) =>
-    deps.events.emitMany(
-      turn.id,
-      deltas.map((delta) => ({ event: { type: 'token' as const, delta } })),
-    ),
-  );
-  const response = await measuredCall(deps, {
-    model: allowedModel(deps, turn.model),
-    messages: await deps.photos.attach(turn, messages),
-    timezone: user.timeZone,
-    tools: last ? [] : toolsForModel(mcpTools),
-    onToken: boundedTokens(async (delta) => {
-      tokens.push(delta);
-    }),
+  // Nothing is read for the call until it may start: a step waiting its turn holds next to nothing.
+  const outcome = await deps.modelCalls.use(async () => {
+    const user = await loadStepUser(deps.machine.db, turn.user_id, deps.dailyTokenBudget);
+    if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
+    // Read on every step, also the last: the system prompt lists them and must not change for it.
+    const mcpTools = await deps.mcp.tools();
+    const messages = await buildModelMessages(deps.machine.db, turn, user, deps.historyTokenBudget, mcpTools);
+    const tokens = new TokenStream((deltas) =>
+      deps.events.emitMany(
+        turn.id,
+        deltas.map((delta) => ({ event: { type: 'token' as const, delta } })),
+      ),
+    );
+    const response = await measuredCall(deps, {
+      model: allowedModel(deps, turn.model),
+      messages: await deps.photos.attach(turn, messages),
+      timezone: user.timeZone,
+      tools: last ? [] : toolsForModel(mcpTools),
+      onToken: boundedTokens(async (delta) => {
+        tokens.push(delta);
+      }),
+    });
+    await tokens.drain();
+    return { response, mcpTools };
   });
-  await tokens.drain();
+  // The budget was spent (or the user disabled): the turn has ended.
+  if (!outcome) return true;
+  const { response, mcpTools } = outcome;
 
   // A tool exists when it is built in, in the MCP catalogue the model was just offered, or of a
   // configured MCP server not connected yet (the tool worker then fails it with a clear result).

@@ -13,6 +13,7 @@ import {
   loadTurnState,
   msUntilDue,
   sessionsWaitingForSlot,
+  Semaphore,
   type JobProcessor,
   type Runtime,
   type TurnMachine,
@@ -48,6 +49,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     mcp: runtime.mcp,
     photos: new TurnPhotos(config, logger),
     dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
+    modelCalls: new Semaphore(config.MODEL_CONCURRENCY),
   };
   const parking = new ModelCallParking(config.JOB_LOCK_MS, logger);
 
