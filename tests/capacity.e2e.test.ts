@@ -4,8 +4,8 @@ import { TestSystem } from '../scripts/lib/system';
 
 /**
  * docs/agent.md#capacity: a turn waiting for the model holds no job slot, a busy database pool
- * makes work wait instead of failing, and a worker killed while its model call is parked hands
- * the turn over like any other crash. Speed itself is measured by `npm run bench`, not here.
+ * makes work wait instead of failing, MODEL_CONCURRENCY makes model calls wait their turn, and a
+ * worker killed while its model call is parked hands the turn over like any other crash. Speed itself is measured by `npm run bench`, not here.
  */
 const model = new FakeModel();
 /** Per test: what the model answers (the user's text decides). */
@@ -121,4 +121,22 @@ describe('with far more job slots than pooled connections (WORKER_CONCURRENCY=10
     expect(turns.map((events) => events.at(-1)?.data.status)).toEqual(users.map(() => 'completed'));
     for (const events of turns) expect(events.filter((event) => event.event === 'tool_failed')).toEqual([]);
   }, 180_000);
+});
+
+describe('with one model call in flight per agent worker (MODEL_CONCURRENCY=1, WORKER_CONCURRENCY=1)', () => {
+  const system = systemWith({ MODEL_CONCURRENCY: '1', WORKER_CONCURRENCY: '1' });
+
+  it('makes the calls one after another, and every conversation still finishes', async () => {
+    reply = () => ({ delayMs: 300, content: 'One at a time.' });
+    const before = model.requests.length;
+    const users = await Promise.all(['Lia', 'Max', 'Noa'].map((name) => autonomousUser(system, name)));
+    const turns = await Promise.all(
+      users.map(async (user) => user.events((await user.send('take your turn')).turn_id, { timeoutMs: 60_000 })),
+    );
+    expect(turns.map((events) => events.at(-1)?.data.status)).toEqual(['completed', 'completed', 'completed']);
+    // Each call started only once the one before it had ended: a waiting step made no request.
+    const calls = model.requests.slice(before).sort((a, b) => a.startedAt - b.startedAt);
+    expect(calls).toHaveLength(3);
+    for (let n = 1; n < calls.length; n++) expect(calls[n]?.startedAt).toBeGreaterThanOrEqual(calls[n - 1]?.endedAt ?? Infinity);
+  }, 90_000);
 });
