@@ -31,11 +31,13 @@ export async function headOfLane(client: DbClient, sessionId: string): Promise<Q
  */
 export async function hasFreeSlot(client: DbClient, userId: string, maxActive: number): Promise<boolean> {
   await client.query(`SELECT ${slotLock('$1')}`, [userId]);
-  const running = await client.query<{ running: number }>(
-    `SELECT COUNT(*)::int AS running FROM turns WHERE user_id = $1 AND status = 'running'`,
-    [userId],
-  );
+  const running = await client.query<{ running: number }>(`SELECT ${runningTurns('$1')} AS running`, [userId]);
   return (running.rows[0]?.running ?? 0) < maxActive;
+}
+
+/** How many of a user's turns hold a slot, as an SQL expression of the parameter holding the user's id. */
+export function runningTurns(userIdParam: string): string {
+  return `(SELECT COUNT(*)::int FROM turns WHERE user_id = ${userIdParam} AND status = 'running')`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { withTransaction } from '../db';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
-import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree } from './lane-admission';
+import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree, runningTurns } from './lane-admission';
 import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
@@ -59,7 +59,7 @@ export async function createTurn(client: DbClient, lane: LaneSettings, input: Ne
          CASE WHEN s.starts THEN 'running' ELSE 'queued' END, CASE WHEN s.starts THEN NOW() END,
          CASE WHEN s.starts THEN p.max_iterations END, CASE WHEN s.starts THEN p.autonomous_mode END,
          CASE WHEN s.starts THEN p.default_model END, CASE WHEN s.starts THEN $10::jsonb ELSE $11::jsonb END
-       FROM (SELECT $9::boolean AND (SELECT COUNT(*) FROM turns WHERE user_id = $2 AND status = 'running') < $12 AS starts) AS s
+       FROM (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts) AS s
        LEFT JOIN user_preferences p ON p.user_id = $2
        RETURNING id, status),
      message AS (INSERT INTO messages (session_id, turn_id, role, content) SELECT $3, id, 'user', $5 FROM turn WHERE status = 'running')

@@ -48,7 +48,8 @@ export function usageParams(turn: { id: string; user_id: string; iterations: num
 
 /** The user's budget for today (their override, else the default; 0 = none) and what they used of it. */
 export async function userBudget(db: Queryable, userId: string, defaultBudget: number): Promise<Budget> {
-  const { disabled: _disabled, ...budget } = await modelAllowance(db, userId, defaultBudget);
+  const found = await db.query<AllowanceRow>(`SELECT ${ALLOWANCE_COLUMNS} FROM users u WHERE u.id = $1`, [userId]);
+  const { disabled: _disabled, ...budget } = allowanceOf(found.rows[0], defaultBudget);
   return budget;
 }
 
@@ -68,11 +69,6 @@ export interface AllowanceRow {
 
 export function allowanceOf(row: AllowanceRow | undefined, defaultBudget: number): Allowance {
   return { daily_tokens: row?.daily_tokens ?? defaultBudget, used_today: row?.used_today ?? 0, disabled: row?.disabled ?? false };
-}
-
-export async function modelAllowance(db: Queryable, userId: string, defaultBudget: number): Promise<Allowance> {
-  const found = await db.query<AllowanceRow>(`SELECT ${ALLOWANCE_COLUMNS} FROM users u WHERE u.id = $1`, [userId]);
-  return allowanceOf(found.rows[0], defaultBudget);
 }
 
 export function budgetExhausted(budget: Budget): boolean {
