@@ -33,7 +33,7 @@ export * from './context/profile-defaults';
 export * from './context/system-prompt';
 export * from './context/history';
 export * from './context/profile-store';
-export * from './context/step-user';
+export * from './context/step-input';
 export * from './search/document-search';
 export * from './gotchas/gotcha-store';
 export * from './runtime';

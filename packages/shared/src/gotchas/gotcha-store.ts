@@ -38,18 +38,22 @@ export async function addManualGotcha(
   return found.rows[0] as Gotcha;
 }
 
-/** The gotchas about the given tools plus the general (tool-less) ones, most recent first. */
-export async function gotchasForTools(db: Queryable, userId: string, tools: string[], limit: number): Promise<Gotcha[]> {
-  const found = await db.query<Gotcha>(
-    `SELECT ${COLUMNS} FROM gotchas WHERE user_id = $1 AND (tool_name IS NULL OR tool_name = ANY($2::text[]))
-     ORDER BY last_seen_at DESC, created_at DESC LIMIT $3`,
-    [userId, tools, limit],
-  );
-  return found.rows;
+/** What a pitfall line says of a gotcha. */
+export type Pitfall = Pick<Gotcha, 'tool_name' | 'description' | 'source' | 'occurrences'>;
+
+/**
+ * SQL for the pitfalls of the given tools plus the general (tool-less) ones, most recently seen
+ * first, as one JSON array: a model step reads them with its other inputs (context/step-input.ts).
+ */
+export function pitfallsJson(userId: string, tools: string, limit: string): string {
+  return `(SELECT COALESCE(json_agg(json_build_object('tool_name', tool_name, 'description', description, 'source', source,
+       'occurrences', occurrences) ORDER BY last_seen_at DESC, created_at DESC), '[]')
+     FROM (SELECT tool_name, description, source, occurrences, last_seen_at, created_at FROM gotchas WHERE user_id = ${userId} AND (tool_name IS NULL OR tool_name = ANY(${tools}::text[]))
+       ORDER BY last_seen_at DESC, created_at DESC LIMIT ${limit}) g)`;
 }
 
 /** One line of the system prompt's `## Known pitfalls`. */
-export function pitfallLine(gotcha: Gotcha, maxChars = 400): string {
+export function pitfallLine(gotcha: Pitfall, maxChars = 400): string {
   const what = gotcha.description.replace(/\s+/g, ' ').trim();
   const text =
     gotcha.source === 'auto_detected'

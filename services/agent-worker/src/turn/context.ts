@@ -2,14 +2,13 @@ import {
   buildHistory,
   buildSystemPrompt,
   buildTurnContext,
-  gotchasForTools,
   modelTools,
   pitfallLine,
   sessionKind,
   toolSummary,
   type McpToolEntry,
   type Queryable,
-  type StepUser,
+  type StepInput,
   type StoredMessage,
 } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
@@ -17,13 +16,18 @@ import { relevantDocuments } from './relevant-documents';
 import type { TurnRow } from '@assistant/shared';
 
 /** How many of a session's latest messages are read to build the history window. */
-const HISTORY_ROWS = 500;
+export const HISTORY_ROWS = 500;
 /**
  * Every tool is offered on every step, so every tool is "in play": the pitfalls are the user's
  * most recently seen gotchas about any tool, plus the general ones.
  */
-const PITFALLS_SHOWN = 10;
+export const PITFALLS_SHOWN = 10;
 const TOOL_NAMES = modelTools.map((tool) => tool.name);
+
+/** The tools whose pitfalls a step shows: every built-in one and those of the MCP catalogue offered. */
+export function pitfallTools(mcpTools: readonly McpToolEntry[]): string[] {
+  return [...TOOL_NAMES, ...mcpTools.map((tool) => tool.name)];
+}
 
 /**
  * The request the model gets for the next step of a turn, laid out so a provider can cache its
@@ -33,21 +37,11 @@ const TOOL_NAMES = modelTools.map((tool) => tool.name);
 export async function buildModelMessages(
   db: Queryable,
   turn: TurnRow,
-  user: StepUser,
+  { user, history: stored, pitfalls }: StepInput,
   historyTokenBudget: number,
   mcpTools: readonly McpToolEntry[] = [],
 ): Promise<ChatMessage[]> {
-  const [rows, gotchas, documents] = await Promise.all([
-    db.query<StoredMessage>(
-      `SELECT role, content, tool_calls, tool_call_id FROM
-         (SELECT id, role, content, tool_calls, tool_call_id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT ${HISTORY_ROWS}) recent
-       ORDER BY id`,
-      [turn.session_id],
-    ),
-    gotchasForTools(db, turn.user_id, [...TOOL_NAMES, ...mcpTools.map((tool) => tool.name)], PITFALLS_SHOWN),
-    relevantDocuments(db, turn, user.useRag),
-  ]);
-
+  const documents = await relevantDocuments(db, turn, user.useRag);
   const system = buildSystemPrompt({
     assistant: user.assistant,
     profile: user.profile,
@@ -57,10 +51,10 @@ export async function buildModelMessages(
   const context = buildTurnContext({
     now: new Date(),
     timeZone: user.timeZone,
-    pitfalls: gotchas.map((gotcha) => pitfallLine(gotcha)),
+    pitfalls: pitfalls.map((pitfall) => pitfallLine(pitfall)),
     relevantDocuments: documents,
   });
-  const history = buildHistory(rows.rows, historyTokenBudget);
+  const history = buildHistory(stored, historyTokenBudget);
   const messages = history.messages.map(toChatMessage);
   // Before the newest user message, so the tool calls and results of this turn's earlier steps
   // follow it and repeat from step to step.

@@ -3,7 +3,7 @@ import {
   claimModelCall,
   getTool,
   isLastIteration,
-  loadStepUser,
+  loadStepInput,
   mcpServerOf,
   planTasks,
   toolsForModel,
@@ -16,7 +16,7 @@ import {
 } from '@assistant/shared';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
-import { buildModelMessages } from './context';
+import { buildModelMessages, HISTORY_ROWS, PITFALLS_SHOWN, pitfallTools } from './context';
 import { LOOP_LENGTH, repeatedCall } from './repeated-calls';
 import { TokenStream } from './token-stream';
 import type { TurnPhotos } from './turn-photo';
@@ -55,11 +55,16 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const last = isLastIteration(turn);
   // Nothing is read for the call until it may start: a step waiting its turn holds next to nothing.
   const outcome = await deps.modelCalls.use(async () => {
-    const user = await loadStepUser(deps.machine.db, turn.user_id, deps.dailyTokenBudget);
-    if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
     // Read on every step, also the last: the system prompt lists them and must not change for it.
     const mcpTools = await deps.mcp.tools();
-    const messages = await buildModelMessages(deps.machine.db, turn, user, deps.historyTokenBudget, mcpTools);
+    const input = await loadStepInput(
+      deps.machine.db,
+      { userId: turn.user_id, sessionId: turn.session_id },
+      { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, historyRows: HISTORY_ROWS },
+    );
+    const { user } = input;
+    if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
+    const messages = await buildModelMessages(deps.machine.db, turn, input, deps.historyTokenBudget, mcpTools);
     const tokens = new TokenStream((deltas) =>
       deps.events.emitMany(
         turn.id,

@@ -1,0 +1,82 @@
+import type { Queryable } from '../db';
+import { pitfallsJson, type Pitfall } from '../gotchas/gotcha-store';
+import { ALLOWANCE_COLUMNS, allowanceOf, type Allowance, type AllowanceRow } from '../usage/usage-store';
+import type { StoredMessage } from './history';
+import { PROFILE_COLUMNS, toProfile, type ProfileRow } from './profile-store';
+import type { Profile } from './profile-defaults';
+import type { AssistantIdentity } from './system-prompt';
+
+/** What a model step knows of its user: the step's budget check and its request both come from it. */
+export interface StepUser {
+  assistant: AssistantIdentity;
+  profile: Profile;
+  timeZone: string;
+  /** Whether the request gets the user's documents that match the message (`use_rag_by_default`). */
+  useRag: boolean;
+  allowance: Allowance;
+}
+
+/** Everything a model step reads before its call, but the relevant documents (read once per turn). */
+export interface StepInput {
+  user: StepUser;
+  /** The session's latest messages, oldest first. */
+  history: StoredMessage[];
+  /** The user's gotchas about the tools offered, and the general ones, most recently seen first. */
+  pitfalls: Pitfall[];
+}
+
+interface StepRow extends AllowanceRow {
+  assistant_name: string;
+  assistant_emoji: string | null;
+  assistant_creature: string | null;
+  assistant_tone: string | null;
+  assistant_vibe: string | null;
+  timezone: string | null;
+  use_rag_by_default: boolean | null;
+  has_profile: boolean;
+  pitfalls: Pitfall[];
+  history: StoredMessage[];
+}
+
+/**
+ * Reads a model step's input in one statement: the user's settings, profile and token allowance,
+ * their pitfalls about `tools` (at most `pitfallsShown`), and the session's latest `historyRows`
+ * messages. A step makes one round trip before its call instead of one per kind of input.
+ */
+export async function loadStepInput(
+  db: Queryable,
+  scope: { userId: string; sessionId: string },
+  options: { defaultBudget: number; tools: string[]; pitfallsShown: number; historyRows: number },
+): Promise<StepInput> {
+  const found = await db.query<StepRow & ProfileRow>(
+    `SELECT u.assistant_name, u.assistant_emoji, u.assistant_creature, u.assistant_tone, u.assistant_vibe, ${ALLOWANCE_COLUMNS},
+       p.timezone, p.use_rag_by_default, m.user_id IS NOT NULL AS has_profile, ${PROFILE_COLUMNS.map((column) => `m.${column}`).join(', ')},
+       ${pitfallsJson('u.id', '$2', '$3')} AS pitfalls,
+       (SELECT COALESCE(json_agg(json_build_object('role', role, 'content', content, 'tool_calls', tool_calls,
+            'tool_call_id', tool_call_id) ORDER BY id), '[]')
+        FROM (SELECT id, role, content, tool_calls, tool_call_id FROM messages WHERE session_id = $4 ORDER BY id DESC LIMIT $5) recent) AS history
+     FROM users u
+     LEFT JOIN user_preferences p ON p.user_id = u.id
+     LEFT JOIN agent_memory_profiles m ON m.user_id = u.id
+     WHERE u.id = $1`,
+    [scope.userId, options.tools, options.pitfallsShown, scope.sessionId, options.historyRows],
+  );
+  const row = found.rows[0];
+  return {
+    user: {
+      assistant: {
+        name: row?.assistant_name ?? 'Nexo',
+        emoji: row?.assistant_emoji,
+        creature: row?.assistant_creature,
+        tone: row?.assistant_tone,
+        vibe: row?.assistant_vibe,
+      },
+      profile: toProfile(row?.has_profile ? row : undefined),
+      timeZone: row?.timezone ?? 'UTC',
+      useRag: row?.use_rag_by_default !== false,
+      allowance: allowanceOf(row, options.defaultBudget),
+    },
+    history: row?.history ?? [],
+    pitfalls: row?.pitfalls ?? [],
+  };
+}
