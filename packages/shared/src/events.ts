@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import { luaScript, runScript } from './redis';
+import { withScripts, type ScriptCommand } from './redis';
 import { FINAL_STATUSES } from './turns/turn-status';
 
 const taskStatus = z.enum(['in_progress', 'completed', 'failed', 'skipped']);
@@ -67,7 +67,7 @@ export function eventKeys(prefix: string, turnId: string) {
  * re-publishing), else numbered with the next seq; then the keys are trimmed and expired, and
  * the turn's pub/sub channel rung once as a doorbell. Answers each event's entry id, or ''.
  */
-const APPEND_SCRIPT = luaScript(`
+const APPEND_EVENTS = `
 local ids = {}
 local last = false
 local ttl = ARGV[1]
@@ -90,7 +90,7 @@ if last then
   redis.call('PUBLISH', ARGV[4], last)
 end
 return ids
-`);
+`;
 
 /** Longest a running turn's events are kept before its end (a turn may wait days for approval). */
 const LIVE_TTL_SECONDS = 14 * 86_400;
@@ -100,12 +100,16 @@ const MAX_STREAM_LENGTH = 100_000;
 export type EventObserver = (turnId: string, event: TurnEventInput) => void;
 
 export class EventWriter {
+  private readonly redis: Redis & { appendEvents: ScriptCommand };
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly retentionSeconds: number,
     private readonly observer: EventObserver = () => undefined,
-  ) {}
+  ) {
+    this.redis = withScripts(redis, { appendEvents: { numberOfKeys: 2, lua: APPEND_EVENTS } });
+  }
 
   /** Returns the stream entry id, or null when the event was a duplicate or came after `done`. */
   async emit(turnId: string, event: TurnEventInput, dedupeKey = ''): Promise<string | null> {
@@ -122,7 +126,7 @@ export class EventWriter {
       const { type, ...fields } = event;
       args.push(dedupeKey ?? '', type, JSON.stringify(fields));
     }
-    const ids = (await runScript(this.redis, APPEND_SCRIPT, [keys.stream, keys.meta], args)) as string[];
+    const ids = (await this.redis.appendEvents(keys.stream, keys.meta, ...args)) as string[];
     return batch.map(({ event }, index) => {
       const id = ids[index] || null;
       if (id !== null) this.observer(turnId, event);

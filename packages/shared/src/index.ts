@@ -7,6 +7,7 @@ export * from './jobs';
 export * from './events';
 export * from './sse-parser';
 export * from './text';
+export * from './bounded-map';
 export * from './session-keys';
 export * from './tools';
 export * from './mcp/mcp-config';

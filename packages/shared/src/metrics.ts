@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { luaScript, runScript } from './redis';
+import { withScripts, type ScriptCommand } from './redis';
 
 /**
  * Counters and histograms that every process adds to and the gateway's /metrics reports: the
@@ -13,9 +13,9 @@ interface MetricSpec {
 }
 
 /** Adds each (field, increment) pair of ARGV to the hash: one call for everything one tick measured. */
-const ADD_ALL = luaScript(`
+const ADD_ALL = `
 for i = 1, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return 0`);
+return 0`;
 
 const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
@@ -41,11 +41,10 @@ export class SharedMetrics {
   private readonly key: string;
   /** Increments not yet written, by hash field: what one tick adds goes to Redis in one round trip. */
   private pending = new Map<string, number>();
+  private readonly redis: Redis & { addMetrics: ScriptCommand };
 
-  constructor(
-    private readonly redis: Redis,
-    prefix: string,
-  ) {
+  constructor(redis: Redis, prefix: string) {
+    this.redis = withScripts(redis, { addMetrics: { numberOfKeys: 1, lua: ADD_ALL } });
     this.key = `${prefix}:metrics`;
   }
 
@@ -74,7 +73,7 @@ export class SharedMetrics {
     if (this.pending.size === 0) return;
     const args = [...this.pending].flat();
     this.pending = new Map();
-    await runScript(this.redis, ADD_ALL, [this.key], args).catch(() => undefined);
+    await this.redis.addMetrics(this.key, ...args).catch(() => undefined);
   }
 
   /** Prometheus text for every stored series, with HELP and TYPE lines. */

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { withTimeout } from './db';
 
 export { Redis };
+export type { ChainableCommander } from 'ioredis';
 
 /**
  * Connection for BullMQ workers and blocking reads: commands wait for a reconnect instead of
@@ -35,25 +35,23 @@ export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<void> 
   await withTimeout(redis.ping(), timeoutMs, 'Redis did not answer');
 }
 
-/** A Lua script with its SHA-1, computed once. */
-export interface LuaScript {
-  text: string;
-  sha: string;
+/** A Lua script run as a command of its own: its keys come first in the call, then its arguments. */
+export interface ScriptDefinition {
+  numberOfKeys: number;
+  lua: string;
 }
 
-export function luaScript(text: string): LuaScript {
-  return { text, sha: createHash('sha1').update(text).digest('hex') };
-}
+export type ScriptCommand = (...keysThenArgs: (string | number)[]) => Promise<unknown>;
 
 /**
- * Runs a script by its hash, so Redis neither receives nor hashes its text on every call; the
- * text goes once, when Redis does not know the script yet (a new or restarted server).
+ * Defines scripts as commands of this connection through ioredis (`defineCommand`), which runs
+ * each by its SHA and sends its text only when the socket has not loaded it yet (a new or
+ * restarted server). Defining again is a no-op, so each module defines what it runs on the
+ * connection it was given; names are global to the connection and must not collide.
  */
-export async function runScript(redis: Redis, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-  try {
-    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!String(error).includes('NOSCRIPT')) throw error;
-    return redis.eval(script.text, keys.length, ...keys, ...args);
+export function withScripts<N extends string>(redis: Redis, scripts: Record<N, ScriptDefinition>): Redis & Record<N, ScriptCommand> {
+  for (const [name, definition] of Object.entries<ScriptDefinition>(scripts)) {
+    if (!(name in redis.scriptsSet)) redis.defineCommand(name, definition);
   }
+  return redis as Redis & Record<N, ScriptCommand>;
 }

@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { BoundedMap } from '../bounded-map';
 
 /**
  * Every computation with a user's zone goes through Luxon (docs/architecture.md, "Time zones"):
@@ -74,13 +75,12 @@ export function describeNow(now: Date, zone: string): string {
     const local = DateTime.fromJSDate(now, { zone });
     line = `${local.setLocale('en-US').toFormat('cccc, yyyy-MM-dd HH:mm')} (${zone}, UTC${local.toFormat('ZZ')})`;
     // The line changes once a minute: every step of that minute in that zone shares it.
-    if (clockLines.size >= 1_000) clockLines.clear();
     clockLines.set(key, line);
   }
   return line;
 }
 
-const clockLines = new Map<string, string>();
+const clockLines = new BoundedMap<string, string>(1_000);
 
 /**
  * Reads an ISO 8601 date-time: with an offset (or `Z`) it is that instant; without one it is a

@@ -1,22 +1,22 @@
 import type { Redis } from 'ioredis';
-import { luaScript, runScript } from '../redis';
+import { withScripts, type ScriptCommand } from '../redis';
 
 /** Takes the due members and pushes each to its next beat in one step, so one gateway sends each beat. */
-const CLAIM_DUE = luaScript(`
+const CLAIM_DUE = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
-return due`);
+return due`;
 
 /**
  * Lists a turn, once per resume: the resume's outbox entry may be published twice (a job that
  * reads the turn before the publisher removed the entry), and a second start must not send
  * WhatsApp's read receipt again after the ticker has taken the turn off the list.
  */
-const START = luaScript(`
+const START = `
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[2]) then
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[3])
 end
-return 0`);
+return 0`;
 
 /** How long a resume is remembered: far longer than any publish of its entry can take. */
 const RESUME_MEMORY_MS = 60 * 60_000;
@@ -29,11 +29,13 @@ const RESUME_MEMORY_MS = 60 * 60_000;
  */
 export class ChatTyping {
   private readonly key: string;
+  private readonly redis: Redis & Record<'startTyping' | 'claimDueTyping', ScriptCommand>;
 
-  constructor(
-    private readonly redis: Redis,
-    prefix: string,
-  ) {
+  constructor(redis: Redis, prefix: string) {
+    this.redis = withScripts(redis, {
+      startTyping: { numberOfKeys: 2, lua: START },
+      claimDueTyping: { numberOfKeys: 1, lua: CLAIM_DUE },
+    });
     this.key = `${prefix}:chat-typing`;
   }
 
@@ -42,7 +44,7 @@ export class ChatTyping {
    * of the outbox entry that resumed the turn) was seen before.
    */
   async start(turnId: string, resumeKey: string, now = Date.now()): Promise<void> {
-    await runScript(this.redis, START, [this.key, `${this.key}:resumed:${resumeKey}`], [now, RESUME_MEMORY_MS, turnId]);
+    await this.redis.startTyping(this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, turnId);
   }
 
   async stop(...turnIds: string[]): Promise<void> {
@@ -51,7 +53,7 @@ export class ChatTyping {
 
   /** Up to `limit` turns whose indicator is due, each moved `intervalMs` on. */
   async claimDue(intervalMs: number, limit: number, now = Date.now()): Promise<string[]> {
-    const due = await runScript(this.redis, CLAIM_DUE, [this.key], [now, now + intervalMs, limit]);
+    const due = await this.redis.claimDueTyping(this.key, now, now + intervalMs, limit);
     return Array.isArray(due) ? due.map(String) : [];
   }
 }

@@ -1,4 +1,4 @@
-import { RefRegistry, searchDocuments, sessionKind, type Queryable, type RelevantDocument } from '@assistant/shared';
+import { BoundedMap, RefRegistry, searchDocuments, sessionKind, type Queryable, type RelevantDocument } from '@assistant/shared';
 import type { TurnRow } from '@assistant/shared';
 
 /** At most this many documents, each excerpt at most SNIPPET_CHARS, all within BUDGET_CHARS. */
@@ -17,16 +17,14 @@ export async function relevantDocuments(db: Queryable, turn: TurnRow, useRag: bo
   let found = turnDocuments.get(turn.id);
   if (!found) {
     found = search(db, turn);
-    if (turnDocuments.size >= REMEMBERED_TURNS) turnDocuments.delete(turnDocuments.keys().next().value as string);
     turnDocuments.set(turn.id, found);
     found.catch(() => turnDocuments.delete(turn.id));
   }
   return found;
 }
 
-/** The documents of the latest turns, by turn id, oldest first. */
-const turnDocuments = new Map<string, Promise<RelevantDocument[]>>();
-const REMEMBERED_TURNS = 1_000;
+/** The documents of the latest 1,000 turns, by turn id. */
+const turnDocuments = new BoundedMap<string, Promise<RelevantDocument[]>>(1_000);
 
 async function search(db: Queryable, turn: TurnRow): Promise<RelevantDocument[]> {
   const hits = await searchDocuments(db, turn.user_id, turn.input, {

@@ -1,14 +1,14 @@
 import type { RequestHandler } from 'express';
-import { luaScript, runScript, type Redis } from '@assistant/shared';
+import { withScripts, type Redis } from '@assistant/shared';
 import { userOf } from './auth';
 import { HttpError } from './errors';
 
 /** Counts a hit in the current window and returns [hits, milliseconds until the window ends]. */
-const HIT_SCRIPT = luaScript(`
+const HIT = `
 local hits = redis.call('INCR', KEYS[1])
 if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { hits, redis.call('PTTL', KEYS[1]) }
-`);
+`;
 
 /** The message rate (RATE_LIMIT_MESSAGES_PER_MINUTE): one counter per user for HTTP and channels alike. */
 export const MESSAGE_RATE = { name: 'messages', windowMs: 60_000 } as const;
@@ -21,7 +21,8 @@ export async function hitRateLimit(
   userId: string,
   windowMs: number,
 ): Promise<{ hits: number; msLeft: number }> {
-  const [hits, msLeft] = (await runScript(redis, HIT_SCRIPT, [`${prefix}:ratelimit:${name}:${userId}`], [windowMs])) as [number, number];
+  const counter = withScripts(redis, { hitRateLimit: { numberOfKeys: 1, lua: HIT } });
+  const [hits, msLeft] = (await counter.hitRateLimit(`${prefix}:ratelimit:${name}:${userId}`, windowMs)) as [number, number];
   return { hits, msLeft: Math.max(0, msLeft) };
 }
 

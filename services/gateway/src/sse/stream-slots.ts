@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { luaScript, runScript, type Redis } from '@assistant/shared';
+import { withScripts, type ChainableCommander, type Redis, type ScriptCommand } from '@assistant/shared';
 
 /** docs/events.md#limits: open event streams one user may hold at once, across every gateway. */
 export const MAX_OPEN_STREAMS_PER_USER = 20;
@@ -13,7 +13,7 @@ const RETRY_AFTER_MAX_SECONDS = 2;
  * so gateways with skewed clocks agree). Lapsed leases are dropped before counting. Answers -1
  * when the slot is taken, else the milliseconds until the earliest lease ends.
  */
-const ACQUIRE = luaScript(`
+const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -24,10 +24,10 @@ end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return -1
-`);
+`;
 
 /** Extends a lease still held: a slot already released or lapsed is not brought back. */
-const RENEW = luaScript(`
+const RENEW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
@@ -35,26 +35,31 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
-`);
+`;
 
 export type SlotAnswer = { granted: true; release: () => void } | { granted: false; retryAfterSeconds: number };
 
 /** The slots this gateway holds, renewed together on one timer while their streams are open. */
 export class StreamSlots {
   private readonly held = new Map<string, string>();
+  private readonly redis: Redis & Record<'acquireStreamSlot' | 'renewStreamSlot', ScriptCommand>;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly onError: (error: unknown) => void,
   ) {
+    this.redis = withScripts(redis, {
+      acquireStreamSlot: { numberOfKeys: 1, lua: ACQUIRE },
+      renewStreamSlot: { numberOfKeys: 1, lua: RENEW },
+    });
     setInterval(() => void this.renew(), RENEW_MS).unref();
   }
 
   async acquire(userId: string): Promise<SlotAnswer> {
     const key = `${this.prefix}:sse-streams:${userId}`;
     const member = randomUUID();
-    const wait = Number(await runScript(this.redis, ACQUIRE, [key], [member, MAX_OPEN_STREAMS_PER_USER, SLOT_LEASE_MS]));
+    const wait = Number(await this.redis.acquireStreamSlot(key, member, MAX_OPEN_STREAMS_PER_USER, SLOT_LEASE_MS));
     // A slot frees whenever a stream closes, usually long before the first lease would lapse.
     if (wait >= 0) return { granted: false, retryAfterSeconds: Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(1, Math.ceil(wait / 1000))) };
     this.held.set(member, key);
@@ -70,9 +75,9 @@ export class StreamSlots {
 
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
-    // One round trip for every lease; a timer every few seconds can afford sending the script's text.
-    const pipeline = this.redis.pipeline();
-    for (const [member, key] of this.held) pipeline.eval(RENEW.text, 1, key, member, SLOT_LEASE_MS);
+    // One round trip for every lease.
+    const pipeline = this.redis.pipeline() as ChainableCommander & { renewStreamSlot(...keysThenArgs: (string | number)[]): unknown };
+    for (const [member, key] of this.held) pipeline.renewStreamSlot(key, member, SLOT_LEASE_MS);
     await pipeline.exec().catch(this.onError);
   }
 }
