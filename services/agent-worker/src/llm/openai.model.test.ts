@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { isPermanentModelError } from '@assistant/shared';
 import { OpenAIChatModel } from './openai.model';
 
 /** A compatible server that streams the given chunks' deltas as-is, then an optional usage chunk. */
@@ -61,4 +63,68 @@ describe('OpenAIChatModel', () => {
     await fake.close();
     expect(response.usage).toEqual({ promptTokens: 120, completionTokens: 7, cachedPromptTokens: 96 });
   });
+
+  it('sends the key and the streamed request, and surfaces a refusal with its status', async () => {
+    let seen: { auth?: string; body?: Record<string, unknown> } = {};
+    const { url, close } = await listen((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      req.on('end', () => {
+        seen = { auth: req.headers.authorization, body: JSON.parse(text) as Record<string, unknown> };
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
+      });
+    });
+    const error = await new OpenAIChatModel({ apiKey: 'sk-test', baseURL: url, timeoutMs: 5_000 })
+      .complete(request())
+      .catch((e: unknown) => e);
+    await close();
+    expect(seen.auth).toBe('Bearer sk-test');
+    expect(seen.body).toMatchObject({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(401);
+    expect(isPermanentModelError(error)).toBe(true);
+  });
+
+  it('fails a call whose answer breaks off mid-stream, or never starts within the timeout', async () => {
+    const { url, close } = await listen((req, res) => {
+      if (req.url?.endsWith('/chat/completions')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(
+          `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'Hel' } }] })}\n\n`,
+        );
+        setTimeout(() => res.socket?.destroy(), 20);
+      }
+    });
+    const tokens: string[] = [];
+    await expect(
+      new OpenAIChatModel({ baseURL: url, timeoutMs: 5_000 }).complete(request((delta) => void tokens.push(delta))),
+    ).rejects.toThrow();
+    expect(tokens).toEqual(['Hel']);
+
+    const silent = await listen(() => undefined); // takes the request, never answers
+    const timedOut = await new OpenAIChatModel({ baseURL: silent.url, timeoutMs: 100 }).complete(request()).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(APIConnectionTimeoutError);
+    await Promise.all([close(), silent.close()]);
+  });
+
+  it('reports an endpoint that cannot be reached as a connection error', async () => {
+    const { url, close } = await listen(() => undefined);
+    await close(); // nothing listens on that port any more
+    const error = await new OpenAIChatModel({ baseURL: url, timeoutMs: 5_000 }).complete(request()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+  });
 });
+
+async function listen(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

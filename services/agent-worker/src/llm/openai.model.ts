@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
+import { httpFetch } from './http-fetch';
 
 /** Any OpenAI-compatible Chat Completions endpoint, streamed. Retries are the job queue's business. */
 export class OpenAIChatModel implements ChatModel {
@@ -14,6 +15,7 @@ export class OpenAIChatModel implements ChatModel {
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       timeout: options.timeoutMs,
       maxRetries: 0,
+      fetch: httpFetch,
     });
   }
 
