@@ -43,24 +43,27 @@ describe('with one job slot per worker (WORKER_CONCURRENCY=1)', () => {
   const system = systemWith({ WORKER_CONCURRENCY: '1' });
 
   it('runs the model calls of two conversations at the same time', async () => {
-    // Each call answers only once both are in flight (or after 30 s): with the slot held
-    // during a call, the second could not start before the first ended.
+    // Each call answers once both are in flight, or alone after 30 s: with the slot held during
+    // a call, the second could not start before the first ended.
     let arrivals = 0;
+    let answeredTogether = 0;
     let bothArrived: () => void = () => undefined;
     const both = new Promise<void>((resolve) => (bothArrived = resolve));
     reply = async () => {
       arrivals += 1;
       if (arrivals === 2) bothArrived();
-      await Promise.race([both, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      const together = await Promise.race([
+        both.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000)),
+      ]);
+      if (together) answeredTogether += 1;
       return { content: 'Both of you at once.' };
     };
-    const before = model.requests.length;
     const [ana, bia] = await Promise.all([autonomousUser(system, 'Ana'), autonomousUser(system, 'Bia')]);
     const sent = await Promise.all([ana.send('parallel one'), bia.send('parallel two')]);
     const turns = await Promise.all(sent.map((turn, n) => (n === 0 ? ana : bia).events(turn.turn_id, { timeoutMs: 60_000 })));
     for (const events of turns) expect(events?.at(-1)?.data.status).toBe('completed');
-    const [first, second] = model.requests.slice(before);
-    expect(second?.startedAt).toBeLessThan(first?.endedAt ?? 0);
+    expect(answeredTogether).toBe(2);
   }, 90_000);
 
   it('retries a slow model call that failed after its job let go of the slot', async () => {
