@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { createClientRedis, createLogger, createWorkerRedis, EventWriter, type Redis, type TurnEventInput } from '@assistant/shared';
+import { EventHub, type StreamedEvent } from './event-hub';
+
+const prefix = `${process.env.QUEUE_PREFIX}-hub-${randomUUID().slice(0, 8)}`;
+let writerRedis: Redis;
+let reader: Redis;
+let subscriber: Redis;
+let hub: EventHub;
+let events: EventWriter;
+
+beforeAll(() => {
+  writerRedis = createClientRedis(process.env.REDIS_URL as string);
+  reader = createWorkerRedis(process.env.REDIS_URL as string);
+  subscriber = createWorkerRedis(process.env.REDIS_URL as string);
+  hub = new EventHub(prefix, reader, subscriber, createLogger('test', 'silent'));
+  events = new EventWriter(writerRedis, prefix, 60);
+});
+
+afterAll(async () => {
+  await Promise.all([writerRedis.quit(), reader.quit(), subscriber.quit()]);
+});
+
+const token = (delta: string): TurnEventInput => ({ type: 'token', delta });
+
+/** Collects what a watcher is handed, and resolves once it holds `count` events. */
+function collector() {
+  const got: StreamedEvent[] = [];
+  let wanted = 0;
+  let reached: () => void = () => undefined;
+  return {
+    got,
+    deliver: (event: StreamedEvent) => {
+      got.push(event);
+      if (got.length === wanted) reached();
+    },
+    until: (count: number) =>
+      new Promise<void>((resolve) => {
+        wanted = count;
+        reached = resolve;
+        if (got.length >= count) resolve();
+      }),
+  };
+}
+
+const texts = (got: StreamedEvent[]) => got.map((event) => (JSON.parse(event.json) as { delta: string }).delta);
+
+describe('EventHub', () => {
+  it('replays from the start or from a Last-Event-ID, then relays live events to every watcher, each once and in order', async () => {
+    const turnId = randomUUID();
+    await events.emitMany(turnId, [{ event: token('a') }, { event: token('b') }]);
+    const first = collector();
+    const stopFirst = await hub.watch(turnId, '0', first.deliver);
+    await first.until(2);
+    const [, second] = first.got;
+
+    // A second client resumes after `a` (Last-Event-ID).
+    const resumed = collector();
+    const stopResumed = await hub.watch(turnId, first.got[0]!.id, resumed.deliver);
+    await resumed.until(1);
+    expect(resumed.got.map((event) => event.id)).toEqual([second!.id]);
+
+    await events.emitMany(turnId, [{ event: token('c') }, { event: token('d') }]);
+    await events.emit(turnId, { type: 'done', status: 'completed' });
+    await Promise.all([first.until(5), resumed.until(4)]);
+
+    expect(texts(first.got.slice(0, 4))).toEqual(['a', 'b', 'c', 'd']);
+    expect(texts(resumed.got.slice(0, 3))).toEqual(['b', 'c', 'd']);
+    expect(JSON.parse(first.got[4]!.json)).toEqual({ type: 'done', turn_id: turnId, seq: 5, status: 'completed' });
+    expect(resumed.got.at(-1)).toEqual(first.got.at(-1));
+    stopFirst();
+    stopResumed();
+  });
+
+  it('reads the stream when a doorbell was missed, so nothing is skipped', async () => {
+    const turnId = randomUUID();
+    const watcher = collector();
+    const stop = await hub.watch(turnId, '0', watcher.deliver);
+    // Appended while this gateway was not subscribed: no doorbell reached it.
+    await subscriber.unsubscribe(`${prefix}:turn:${turnId}`);
+    await events.emit(turnId, token('missed'));
+    await subscriber.subscribe(`${prefix}:turn:${turnId}`);
+    // The next doorbell makes the hub read the stream from where this watcher is.
+    await events.emit(turnId, token('next'));
+    await watcher.until(2);
+    expect(texts(watcher.got)).toEqual(['missed', 'next']);
+    stop();
+  });
+});
