@@ -50,17 +50,18 @@ export async function createTurn(client: DbClient, lane: LaneSettings, input: Ne
   // counts the user's running turns, so the count sees every start committed before it.
   const mayStart = input.startAfterMs === undefined && (await laneIsFree(client, input.sessionId, input.userId));
   // A turn that starts takes the preferences in force now, as activateNext's start does, and
-  // its user message goes into the conversation with it.
+  // its user message goes into the conversation with it. `s` is decided once: inlined, the
+  // count would run for each of the six columns that ask it.
   const inserted = await client.query<{ status: string }>(
-    `WITH turn AS (
+    `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts),
+     turn AS (
        INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,
          status, started_at, max_iterations, autonomous, model, outbox)
        SELECT $1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000),
          CASE WHEN s.starts THEN 'running' ELSE 'queued' END, CASE WHEN s.starts THEN NOW() END,
          CASE WHEN s.starts THEN p.max_iterations END, CASE WHEN s.starts THEN p.autonomous_mode END,
          CASE WHEN s.starts THEN p.default_model END, CASE WHEN s.starts THEN $10::jsonb ELSE $11::jsonb END
-       FROM (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts) AS s
-       LEFT JOIN user_preferences p ON p.user_id = $2
+       FROM s LEFT JOIN user_preferences p ON p.user_id = $2
        RETURNING id, status),
      message AS (INSERT INTO messages (session_id, turn_id, role, content) SELECT $3, id, 'user', $5 FROM turn WHERE status = 'running')
      SELECT status FROM turn`,
