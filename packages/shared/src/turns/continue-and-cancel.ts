@@ -4,7 +4,7 @@ import { outboxEvent, outboxJob } from './outbox';
 import { finish, skipOpenTasks } from './finishing';
 import { bumpVersion, lockTurn, park, type ControlOutcome, type TurnMachine } from './turn-machine';
 import type { TaskRow, TurnState } from './turn-state';
-import { FINAL_STATUSES, isFinal } from './turn-status';
+import { isFinal, NOT_FINISHED_SQL } from './turn-status';
 
 /** A task failed even after its retry (autonomous mode): the turn asks the user whether to go on. */
 export async function askUser(m: TurnMachine, state: TurnState, remaining: TaskRow[]): Promise<boolean> {
@@ -66,8 +66,8 @@ export async function cancelUserTurns(db: Db, userId: string): Promise<void> {
   await db.query(
     `UPDATE turns SET status = 'cancelled', finished_at = COALESCE(finished_at, NOW()), claim = NULL,
        outbox = '[]'::jsonb, version = version + 1
-     WHERE user_id = $1 AND NOT (status = ANY($2))`,
-    [userId, FINAL_STATUSES],
+     WHERE user_id = $1 AND ${NOT_FINISHED_SQL}`,
+    [userId],
   );
 }
 

@@ -1,6 +1,6 @@
 import type { DbClient, Queryable } from '../db';
 import type { ChannelAddress } from '../jobs';
-import { ACTIVE_STATUSES, FINAL_STATUSES } from './turn-status';
+import { ACTIVE_STATUSES, NOT_FINISHED_SQL } from './turn-status';
 
 /** The head of a session's lane, as activateNext reads it with the session row locked. */
 export interface QueuedTurn {
@@ -55,9 +55,9 @@ export function slotLock(userIdParam: string): string {
  */
 export async function laneIsFree(client: DbClient, sessionId: string, userId: string): Promise<boolean> {
   const found = await client.query<{ free: boolean }>(
-    `SELECT lane.free, CASE WHEN lane.free THEN ${slotLock('$3')} END
-     FROM (SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND status <> ALL($2)) AS free) AS lane`,
-    [sessionId, FINAL_STATUSES, userId],
+    `WITH lane AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND ${NOT_FINISHED_SQL}) AS free)
+     SELECT free, CASE WHEN free THEN ${slotLock('$2')} END FROM lane`,
+    [sessionId, userId],
   );
   return found.rows[0]?.free === true;
 }

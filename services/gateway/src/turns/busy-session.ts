@@ -1,4 +1,4 @@
-import { cancelTurnIn, FINAL_STATUSES, mergeIntoQueued, type ChannelAddress, type DbClient } from '@assistant/shared';
+import { cancelTurnIn, mergeIntoQueued, NOT_FINISHED_SQL, type ChannelAddress, type DbClient } from '@assistant/shared';
 import { HttpError } from '../http/errors';
 
 /** What a message for a busy session does (docs/agent.md#busy-sessions). */
@@ -50,9 +50,8 @@ export async function applyIfBusy(
 
 /** Turns of the session not yet finished, in lane order. */
 async function openTurns(client: DbClient, sessionId: string): Promise<string[]> {
-  const found = await client.query<{ id: string }>(`SELECT id FROM turns WHERE session_id = $1 AND status <> ALL($2) ORDER BY lane_seq`, [
+  const found = await client.query<{ id: string }>(`SELECT id FROM turns WHERE session_id = $1 AND ${NOT_FINISHED_SQL} ORDER BY lane_seq`, [
     sessionId,
-    FINAL_STATUSES,
   ]);
   return found.rows.map((row) => row.id);
 }
