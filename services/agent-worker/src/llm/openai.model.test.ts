@@ -108,6 +108,16 @@ describe('OpenAIChatModel', () => {
     await Promise.all([close(), silent.close()]);
   });
 
+  it("fails a call answered with a status outside HTTP's range, without harming the process", async () => {
+    const { url, close } = await listen((_req, res) => {
+      res.writeHead(999);
+      res.end('{}');
+    });
+    const error = await new OpenAIChatModel({ baseURL: url, timeoutMs: 5_000 }).complete(request()).catch((e: unknown) => e);
+    await close();
+    expect(error).toBeInstanceOf(APIConnectionError);
+  });
+
   it('reports an endpoint that cannot be reached as a connection error', async () => {
     const { url, close } = await listen(() => undefined);
     await close(); // nothing listens on that port any more
