@@ -71,14 +71,16 @@ const APPEND_EVENTS = `
 local ids = {}
 local last = false
 local ttl = ARGV[1]
+local done = redis.call('HEXISTS', KEYS[2], 'done') == 1
 for i = 5, #ARGV, 3 do
   local id = ''
-  if redis.call('HEXISTS', KEYS[2], 'done') == 0 and (ARGV[i] == '' or redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[i], 1) == 1) then
+  if not done and (ARGV[i] == '' or redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[i], 1) == 1) then
     local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
     id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'seq', seq, 'type', ARGV[i + 1], 'data', ARGV[i + 2])
     last = id
     if ARGV[i + 1] == 'done' then
       redis.call('HSET', KEYS[2], 'done', 1)
+      done = true
       ttl = ARGV[2]
     end
   end

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { EventWriter, eventKeys, type StreamEntry, type TurnEventInput } from './events';
+import { createClientRedis, type Redis } from './redis';
+
+const prefix = `${process.env.QUEUE_PREFIX}-events-${randomUUID().slice(0, 8)}`;
+let redis: Redis;
+let writer: EventWriter;
+const observed: string[] = [];
+
+beforeAll(() => {
+  redis = createClientRedis(process.env.REDIS_URL as string);
+  writer = new EventWriter(redis, prefix, 60, (_turnId, event) => void observed.push(event.type));
+});
+
+afterAll(async () => {
+  await redis.quit();
+});
+
+const token = (delta: string): TurnEventInput => ({ type: 'token', delta });
+
+describe('EventWriter', () => {
+  it('numbers events in order, drops a repeated key, and drops everything after done, in its batch or a later one', async () => {
+    const turnId = randomUUID();
+    const first = await writer.emitMany(turnId, [{ event: token('a'), dedupeKey: 'k1' }, { event: token('b') }]);
+    // A retried publish of `a`, then the end of the turn with an event behind it in the same batch.
+    const second = await writer.emitMany(turnId, [
+      { event: token('a'), dedupeKey: 'k1' },
+      { event: { type: 'done', status: 'completed' } },
+      { event: token('late') },
+    ]);
+    const third = await writer.emit(turnId, token('later'));
+
+    expect(first.every((id) => id !== null)).toBe(true);
+    expect(second[0]).toBeNull();
+    expect(second[1]).not.toBeNull();
+    expect(second[2]).toBeNull();
+    expect(third).toBeNull();
+    const entries = (await redis.xrange(eventKeys(prefix, turnId).stream, '-', '+')) as StreamEntry[];
+    expect(entries.map(([, fields]) => [fields[1], fields[3]])).toEqual([
+      ['1', 'token'],
+      ['2', 'token'],
+      ['3', 'done'],
+    ]);
+    expect(observed).toEqual(['token', 'token', 'done']);
+  });
+});
