@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createClientRedis, withScripts, type ChainableCommander, type Redis } from './redis';
+import { createClientRedis, withScripts, type Redis, type ScriptPipeline } from './redis';
 
 let redis: Redis;
 
@@ -26,7 +26,7 @@ describe('withScripts', () => {
     // Defining again keeps the one definition.
     expect(withScripts(redis, { countBy: COUNT }).countBy).toBe(scripts.countBy);
 
-    const pipeline = redis.pipeline() as ChainableCommander & { countBy(...keysThenArgs: (string | number)[]): unknown };
+    const pipeline = redis.pipeline() as ScriptPipeline<'countBy'>;
     pipeline.countBy(key, 1);
     pipeline.countBy(key, 1);
     expect(await pipeline.exec()).toEqual([

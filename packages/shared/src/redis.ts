@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import { withTimeout } from './db';
 
 export { Redis };
-export type { ChainableCommander } from 'ioredis';
 
 /**
  * Connection for BullMQ workers and blocking reads: commands wait for a reconnect instead of
@@ -42,6 +41,9 @@ export interface ScriptDefinition {
 }
 
 export type ScriptCommand = (...keysThenArgs: (string | number)[]) => Promise<unknown>;
+
+/** A pipeline of a connection with these scripts defined: each queues a call of its script. */
+export type ScriptPipeline<N extends string> = ChainableCommander & Record<N, (...keysThenArgs: (string | number)[]) => unknown>;
 
 /**
  * Defines scripts as commands of this connection through ioredis (`defineCommand`), which runs

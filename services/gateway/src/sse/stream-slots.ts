@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withScripts, type ChainableCommander, type Redis, type ScriptCommand } from '@assistant/shared';
+import { withScripts, type Redis, type ScriptCommand, type ScriptPipeline } from '@assistant/shared';
 
 /** docs/events.md#limits: open event streams one user may hold at once, across every gateway. */
 export const MAX_OPEN_STREAMS_PER_USER = 20;
@@ -76,7 +76,7 @@ export class StreamSlots {
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
     // One round trip for every lease.
-    const pipeline = this.redis.pipeline() as ChainableCommander & { renewStreamSlot(...keysThenArgs: (string | number)[]): unknown };
+    const pipeline = this.redis.pipeline() as ScriptPipeline<'renewStreamSlot'>;
     for (const [member, key] of this.held) pipeline.renewStreamSlot(key, member, SLOT_LEASE_MS);
     await pipeline.exec().catch(this.onError);
   }
