@@ -23,29 +23,6 @@ export interface Budget {
   used_today: number;
 }
 
-/**
- * The statement that records one model call of a turn's iteration, for a CTE of the transaction
- * that stores the step's outcome (model-steps.ts): a step whose outcome never committed (a crash,
- * a lost claim) is not counted, and the (turn, iteration) key makes a second recording of the
- * same step a no-op. Its parameters, from `$first` on, are `usageParams`.
- */
-export function insertModelUsage(first: number): string {
-  const p = (n: number) => `$${first + n}`;
-  return `INSERT INTO model_usage (turn_id, iteration, user_id, prompt_tokens, cached_prompt_tokens, completion_tokens)
-     VALUES (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}) ON CONFLICT (turn_id, iteration) DO NOTHING`;
-}
-
-export function usageParams(turn: { id: string; user_id: string; iterations: number }, usage: ModelUsage | undefined): (string | number)[] {
-  return [
-    turn.id,
-    turn.iterations + 1,
-    turn.user_id,
-    usage?.promptTokens ?? 0,
-    usage?.cachedPromptTokens ?? 0,
-    usage?.completionTokens ?? 0,
-  ];
-}
-
 /** The user's budget for today (their override, else the default; 0 = none) and what they used of it. */
 export async function userBudget(db: Queryable, userId: string, defaultBudget: number): Promise<Budget> {
   const found = await db.query<AllowanceRow>(`SELECT ${ALLOWANCE_COLUMNS} FROM users u WHERE u.id = $1`, [userId]);

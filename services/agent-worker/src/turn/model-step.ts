@@ -50,7 +50,8 @@ export interface ModelStepDeps {
  */
 export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim: string): Promise<boolean> {
   const { turn } = state;
-  if (turn.claim !== claim && !(await claimModelCall(deps.machine, state, claim))) return false;
+  const claimed = await claimModelCall(deps.machine, state, claim);
+  if (!claimed) return false;
 
   const last = isLastIteration(turn);
   // Nothing is read for the call until it may start: a step waiting its turn holds next to nothing.
@@ -100,7 +101,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
         'which means something is not working as expected. Tell me how you would like to proceed.';
       return answer(deps.machine, state, claim, explanation, 'limit_reached', { countIteration: true, usage: response.usage });
     }
-    const planned = await planTasks(deps.machine, state, claim, {
+    const planned = await planTasks(deps.machine, state, claimed, {
       content: screenContent(response.content),
       calls,
       mcpTools,
