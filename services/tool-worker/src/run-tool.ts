@@ -4,7 +4,6 @@ import {
   isFinal,
   outboxEvent,
   outboxJob,
-  handOffToNextTask,
   runToolJob,
   stripUuids,
   withTransaction,
@@ -138,15 +137,30 @@ export class ToolRunner {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
-    // The task's result and the tool message for the model, in one statement.
-    const updated = await client.query<{ duration_ms: number }>(
+    // The task's result, the tool message for the model and, after a success, the hand-off to the
+    // step's next task, in one statement. The hand-off marks started the task decide() would
+    // dispatch (approved or pending, in the model's order), so this queues its job instead of an
+    // `advance` and the turn goes from tool to tool without a trip through the agent; none when
+    // the agent must decide (no such task, or the turn stopped running). The turn row is locked
+    // before the next task, the order a cancel takes them in.
+    const updated = await client.query<{ duration_ms: number; next: string | null }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
            duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
-         WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms),
+         WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms, iteration),
        message AS (
-         INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task)
-       SELECT duration_ms FROM task`,
+         INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task),
+       turn AS (
+         SELECT id FROM turns WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::boolean AND EXISTS (SELECT 1 FROM task)
+         FOR NO KEY UPDATE),
+       next AS (
+         UPDATE tasks SET status = 'in_progress', started_at = NOW()
+         WHERE status IN ('approved', 'pending') AND id = (
+           SELECT k.id FROM tasks k JOIN turn ON k.turn_id = turn.id
+           WHERE k.iteration = (SELECT iteration FROM task) AND k.status IN ('approved', 'pending')
+           ORDER BY k.position LIMIT 1)
+         RETURNING id)
+       SELECT duration_ms, (SELECT id FROM next) AS next FROM task`,
       [
         task.id,
         failed ? 'failed' : 'completed',
@@ -156,12 +170,13 @@ export class ToolRunner {
         task.session_id,
         task.turn_id,
         task.call_id,
+        !failed,
       ],
     );
-    const durationMs = updated.rows[0]?.duration_ms;
-    if (durationMs === undefined) return [];
+    const row = updated.rows[0];
+    if (!row) return [];
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
-    const next = failed ? undefined : await handOffToNextTask(client, task.turn_id, task.id);
+    const { duration_ms: durationMs, next } = row;
     const owed = [
       failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })

@@ -44,31 +44,30 @@ export class RefRegistry {
     const unique = [...new Set(ids)];
     const refs = new Map<string, string>();
     if (unique.length === 0) return refs;
-    const existing = await this.db.query<{ entity_id: string; n: number }>(
-      'SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])',
+    // One statement: the refs that exist, and new ones for the rest, numbered in the order
+    // given from the session's counter.
+    const found = await this.db.query<{ entity_id: string; n: number }>(
+      `WITH wanted AS (SELECT id, ord FROM unnest($3::uuid[]) WITH ORDINALITY AS t(id, ord)),
+         existing AS (SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])),
+         missing AS (SELECT id, row_number() OVER (ORDER BY ord) AS i FROM wanted WHERE id NOT IN (SELECT entity_id FROM existing)),
+         counter AS (
+           INSERT INTO session_ref_counters (session_id, entity, last_n) SELECT $1, $2, COUNT(*) FROM missing HAVING COUNT(*) > 0
+           ON CONFLICT (session_id, entity) DO UPDATE SET last_n = session_ref_counters.last_n + EXCLUDED.last_n
+           RETURNING last_n),
+         inserted AS (
+           INSERT INTO session_refs (session_id, entity, n, entity_id)
+           SELECT $1, $2, counter.last_n - (SELECT COUNT(*) FROM missing) + missing.i, missing.id FROM missing, counter
+           ON CONFLICT (session_id, entity, entity_id) DO NOTHING RETURNING entity_id, n)
+       SELECT entity_id, n FROM existing UNION ALL SELECT entity_id, n FROM inserted`,
       [this.sessionId, entity, unique],
     );
-    for (const row of existing.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
-    const missing = unique.filter((id) => !refs.has(id));
-    if (missing.length === 0) return refs;
-
-    const counter = await this.db.query<{ last_n: number }>(
-      `INSERT INTO session_ref_counters (session_id, entity, last_n) VALUES ($1, $2, $3)
-       ON CONFLICT (session_id, entity) DO UPDATE SET last_n = session_ref_counters.last_n + EXCLUDED.last_n
-       RETURNING last_n`,
-      [this.sessionId, entity, missing.length],
-    );
-    const first = (counter.rows[0]?.last_n as number) - missing.length + 1;
-    await this.db.query(
-      `INSERT INTO session_refs (session_id, entity, n, entity_id)
-       SELECT $1, $2, $3 + t.ord - 1, t.id FROM unnest($4::uuid[]) WITH ORDINALITY AS t(id, ord)
-       ON CONFLICT (session_id, entity, entity_id) DO NOTHING`,
-      [this.sessionId, entity, first, missing],
-    );
-    // Another call may have registered some of them concurrently: read back what won.
+    for (const row of found.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
+    const raced = unique.filter((id) => !refs.has(id));
+    if (raced.length === 0) return refs;
+    // Another call registered some of them meanwhile (after this statement's snapshot): read what won.
     const stored = await this.db.query<{ entity_id: string; n: number }>(
       'SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])',
-      [this.sessionId, entity, missing],
+      [this.sessionId, entity, raced],
     );
     for (const row of stored.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
     return refs;

@@ -1,4 +1,3 @@
-import type { DbClient } from '../db';
 import { jobId } from '../queues';
 import { outboxJob, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
@@ -12,7 +11,7 @@ export function runToolJob(turnId: string, taskId: string): OutboxEntry {
 /**
  * Sends the next task to the tool worker: marks it started and queues its job, in one statement
  * guarded by the version the agent read. The tool worker records the result and queues the
- * turn's next `advance` (services/tool-worker/src/run-tool.ts).
+ * step's next task or the turn's next `advance` (services/tool-worker/src/run-tool.ts).
  */
 export async function dispatch(m: TurnMachine, state: TurnState, task: TaskRow): Promise<boolean> {
   const { turn } = state;
@@ -27,26 +26,4 @@ export async function dispatch(m: TurnMachine, state: TurnState, task: TaskRow):
   if (updated.rowCount !== 1) return false;
   await m.outbox.publish(turn.id, turn.origin, entries);
   return true;
-}
-
-/**
- * Hands the turn on from a task that just succeeded to the next one of its step, inside the
- * transaction that completes it: the next task decide() would dispatch (approved or pending, in
- * the model's order) is marked started, so the tool worker queues its job instead of an
- * `advance`, and the turn goes from tool to tool without a trip through the agent. Answers that
- * task's id, or nothing when the agent must decide (no such task, or the turn stopped running).
- * The turn row is locked before the task, the order a cancel takes them in.
- */
-export async function handOffToNextTask(client: DbClient, turnId: string, finishedTaskId: string): Promise<string | undefined> {
-  const next = await client.query<{ id: string }>(
-    `WITH turn AS (SELECT id FROM turns WHERE id = $1 AND status = 'running' AND claim IS NULL FOR NO KEY UPDATE)
-     UPDATE tasks SET status = 'in_progress', started_at = NOW()
-     WHERE status IN ('approved', 'pending') AND id = (
-       SELECT k.id FROM tasks k JOIN turn ON k.turn_id = turn.id
-       WHERE k.iteration = (SELECT iteration FROM tasks WHERE id = $2) AND k.status IN ('approved', 'pending')
-       ORDER BY k.position LIMIT 1)
-     RETURNING id`,
-    [turnId, finishedTaskId],
-  );
-  return next.rows[0]?.id;
 }
