@@ -1,5 +1,4 @@
 import {
-  appendOutbox,
   type ChannelAddress,
   isFinal,
   outboxEvent,
@@ -32,6 +31,8 @@ export interface ToolTask {
   turn_status: string;
   started_at: Date | null;
   origin: ChannelAddress | null;
+  /** The step's task that would run next, as loaded: the hand-off checks it is still that one. */
+  next_id: string | null;
 }
 
 /**
@@ -106,7 +107,9 @@ export class ToolRunner {
   async load(taskId: string): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
       `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
-              t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin
+              t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
+              (SELECT n.id FROM tasks n WHERE n.turn_id = k.turn_id AND n.iteration = k.iteration
+                 AND n.status IN ('approved', 'pending') ORDER BY n.position LIMIT 1) AS next_id
        FROM tasks k JOIN turns t ON t.id = k.turn_id WHERE k.id = $1`,
       [taskId],
     );
@@ -137,13 +140,28 @@ export class ToolRunner {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
-    // The task's result, the tool message for the model and, after a success, the hand-off to the
-    // step's next task, in one statement. The hand-off marks started the task decide() would
-    // dispatch (approved or pending, in the model's order), so this queues its job instead of an
-    // `advance` and the turn goes from tool to tool without a trip through the agent; none when
-    // the agent must decide (no such task, or the turn stopped running). The turn row is locked
-    // before the next task, the order a cancel takes them in.
-    const updated = await client.query<{ duration_ms: number; next: string | null }>(
+    const done =
+      failure === 'error' || failure === 'unknown'
+        ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
+        : outboxEvent({ type: 'tool_complete', task_id: task.ref, tool_name: task.tool_name, result: text });
+    // Its duration is the database's (finished_at − started_at), set by the statement below.
+    const update = outboxEvent({
+      type: 'task_update',
+      task_id: task.ref,
+      status: failed ? 'failed' : 'completed',
+      ...(error ? { error } : {}),
+      duration_ms: 0,
+    });
+    // A failure may need the agent (asking the user whether to go on); a success hands on to the step's next tool.
+    const handOff = failed ? null : task.next_id;
+    // In one statement: the task's result, the tool message for the model, the hand-off and the
+    // outbox. The hand-off marks started the task decide() would dispatch (approved or pending, in
+    // the model's order) if it is still the one loaded with this task, and queues its job instead
+    // of an `advance`, so the turn goes from tool to tool without a trip through the agent; when
+    // the agent must decide (no such task, another one came first, or the turn stopped running),
+    // the `advance` goes instead. The turn row is locked before the next task, the order a cancel
+    // takes them in. Nothing happens when the task was already finished.
+    const completed = await client.query<{ entries: OutboxEntry[] }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
            duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
@@ -151,16 +169,22 @@ export class ToolRunner {
        message AS (
          INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task),
        turn AS (
-         SELECT id FROM turns WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::boolean AND EXISTS (SELECT 1 FROM task)
+         SELECT id FROM turns
+         WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM task)
          FOR NO KEY UPDATE),
        next AS (
          UPDATE tasks SET status = 'in_progress', started_at = NOW()
-         WHERE status IN ('approved', 'pending') AND id = (
+         WHERE status IN ('approved', 'pending') AND id = $9 AND id = (
            SELECT k.id FROM tasks k JOIN turn ON k.turn_id = turn.id
            WHERE k.iteration = (SELECT iteration FROM task) AND k.status IN ('approved', 'pending')
            ORDER BY k.position LIMIT 1)
-         RETURNING id)
-       SELECT duration_ms, (SELECT id FROM next) AS next FROM task`,
+         RETURNING id),
+       owed AS (
+         SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
+           || CASE WHEN EXISTS (SELECT 1 FROM next) THEN $11::jsonb ELSE $12::jsonb END AS entries
+         FROM task),
+       appended AS (UPDATE turns SET outbox = outbox || owed.entries FROM owed WHERE turns.id = $7)
+       SELECT entries FROM owed`,
       [
         task.id,
         failed ? 'failed' : 'completed',
@@ -170,29 +194,16 @@ export class ToolRunner {
         task.session_id,
         task.turn_id,
         task.call_id,
-        !failed,
+        handOff,
+        // The task_update second: the statement sets its duration there.
+        JSON.stringify([done, update, ...afterCommit]),
+        JSON.stringify(handOff ? [runToolJob(task.turn_id, handOff)] : []),
+        JSON.stringify([outboxJob('agent-turns', 'advance', { turnId: task.turn_id })]),
       ],
     );
-    const row = updated.rows[0];
-    if (!row) return [];
+    const owed = completed.rows[0]?.entries;
+    if (!owed) return [];
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
-    const { duration_ms: durationMs, next } = row;
-    const owed = [
-      failure === 'error' || failure === 'unknown'
-        ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
-        : outboxEvent({ type: 'tool_complete', task_id: task.ref, tool_name: task.tool_name, result: text }),
-      outboxEvent({
-        type: 'task_update',
-        task_id: task.ref,
-        status: failed ? 'failed' : 'completed',
-        ...(error ? { error } : {}),
-        duration_ms: durationMs,
-      }),
-      ...afterCommit,
-      // A failure may need the agent (asking the user whether to go on); a success hands on to the step's next tool.
-      next ? runToolJob(task.turn_id, next) : outboxJob('agent-turns', 'advance', { turnId: task.turn_id }),
-    ];
-    await appendOutbox(client, task.turn_id, owed);
     return owed;
   }
 }

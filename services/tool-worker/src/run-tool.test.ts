@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createClientRedis,
+  createDb,
+  createQueues,
+  EventWriter,
+  OutboxPublisher,
+  type Db,
+  type Queues,
+  type Redis,
+  type Runtime,
+} from '@assistant/shared';
+import { insertTestUser } from '../../../tests/helpers/db';
+import type { McpToolCaller } from './mcp/mcp-tool-caller';
+import { ToolRunner } from './run-tool';
+
+/** What a finished tool hands on to: the step's next task, only while it is still the next one. */
+let db: Db;
+let redis: Redis;
+let queues: Queues;
+let runner: ToolRunner;
+
+beforeAll(() => {
+  db = createDb(process.env.DATABASE_URL as string, { max: 4 });
+  redis = createClientRedis(process.env.REDIS_URL as string);
+  const prefix = `${process.env.QUEUE_PREFIX}-run-tool-${randomUUID().slice(0, 8)}`;
+  queues = createQueues(redis, prefix);
+  const events = new EventWriter(redis, prefix, 60);
+  const runtime = {
+    db,
+    events,
+    outbox: new OutboxPublisher(db, events, queues),
+    config: { TOOL_TIMEOUT_MS: 10_000 },
+    logger: { warn: () => undefined },
+  } as unknown as Runtime;
+  runner = new ToolRunner(runtime, { owns: () => false } as unknown as McpToolCaller);
+});
+
+afterAll(async () => {
+  await queues['agent-turns'].obliterate({ force: true });
+  await queues['tool-calls'].obliterate({ force: true });
+  await queues.close();
+  await redis.quit();
+  await db.end();
+});
+
+/** A running turn whose step planned three searches: the first started, the others as given. */
+async function step(second: string, third: string): Promise<{ turnId: string; tasks: string[] }> {
+  const user = await insertTestUser(db);
+  const turn = await db.query<{ id: string }>(
+    `INSERT INTO turns (user_id, session_id, session_key, input, status, iterations, autonomous)
+     VALUES ($1, $2, 'agent:main:main', 'search', 'running', 1, false) RETURNING id`,
+    [user.userId, user.sessionId],
+  );
+  const turnId = turn.rows[0]?.id as string;
+  const tasks: string[] = [];
+  for (const [index, status] of ['in_progress', second, third].entries()) {
+    const task = await db.query<{ id: string }>(
+      `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status, started_at)
+       VALUES ($1, $2, $3, 1, $4, 'search_documents', '{"query":"plans"}', 'Search', false, $5, NOW()) RETURNING id`,
+      [turnId, `task_${index + 1}`, index + 1, `call_${index + 1}`, status],
+    );
+    tasks.push(task.rows[0]?.id as string);
+  }
+  return { turnId, tasks };
+}
+
+const statuses = async (tasks: string[]) =>
+  (await db.query<{ status: string }>('SELECT status FROM tasks WHERE id = ANY($1) ORDER BY position', [tasks])).rows.map(
+    (row) => row.status,
+  );
+
+const queued = async (turnId: string) => ({
+  advance: (await queues['agent-turns'].getJobs(['waiting'])).filter((job) => job.data.turnId === turnId).length,
+  tools: (await queues['tool-calls'].getJobs(['waiting'])).filter((job) => job.data.turnId === turnId).map((job) => job.data.taskId),
+});
+
+describe('ToolRunner hand-off', () => {
+  it('starts the next task of the step and queues its job', async () => {
+    const { turnId, tasks } = await step('awaiting_approval', 'pending');
+    await runner.run(tasks[0] as string);
+    expect(await statuses(tasks)).toEqual(['completed', 'awaiting_approval', 'in_progress']);
+    expect(await queued(turnId)).toEqual({ advance: 0, tools: [tasks[2]] });
+  });
+
+  it('leaves it to the agent when another task came first while the tool ran', async () => {
+    const { turnId, tasks } = await step('awaiting_approval', 'pending');
+    const load = runner.load.bind(runner);
+    // The user approves the second task after this one was loaded: it now runs before the third.
+    jest.spyOn(runner, 'load').mockImplementationOnce(async (taskId) => {
+      const task = await load(taskId);
+      await db.query(`UPDATE tasks SET status = 'approved' WHERE id = $1`, [tasks[1]]);
+      return task;
+    });
+    await runner.run(tasks[0] as string);
+    expect(await statuses(tasks)).toEqual(['completed', 'approved', 'pending']);
+    expect(await queued(turnId)).toEqual({ advance: 1, tools: [] });
+  });
+});
