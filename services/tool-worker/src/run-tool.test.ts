@@ -1,48 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import {
-  createClientRedis,
-  createDb,
-  createQueues,
-  EventWriter,
-  OutboxPublisher,
-  type Db,
-  type Queues,
-  type Redis,
-  type Runtime,
-} from '@assistant/shared';
+import type { Runtime } from '@assistant/shared';
 import { insertTestUser } from '../../../tests/helpers/db';
+import { publishing } from '../../../tests/helpers/publishing';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
 import { ToolRunner } from './run-tool';
 
 /** What a finished tool hands on to: the step's next task, only while it is still the next one. */
-let db: Db;
-let redis: Redis;
-let queues: Queues;
-let runner: ToolRunner;
-
-beforeAll(() => {
-  db = createDb(process.env.DATABASE_URL as string, { max: 4 });
-  redis = createClientRedis(process.env.REDIS_URL as string);
-  const prefix = `${process.env.QUEUE_PREFIX}-run-tool-${randomUUID().slice(0, 8)}`;
-  queues = createQueues(redis, prefix);
-  const events = new EventWriter(redis, prefix, 60);
-  const runtime = {
-    db,
-    events,
-    outbox: new OutboxPublisher(db, events, queues),
-    config: { TOOL_TIMEOUT_MS: 10_000 },
-    logger: { warn: () => undefined },
-  } as unknown as Runtime;
-  runner = new ToolRunner(runtime, { owns: () => false } as unknown as McpToolCaller);
-});
-
-afterAll(async () => {
-  await queues['agent-turns'].obliterate({ force: true });
-  await queues['tool-calls'].obliterate({ force: true });
-  await queues.close();
-  await redis.quit();
-  await db.end();
-});
+const { db, queues, events, outbox, close } = publishing('run-tool');
+const runtime = { db, events, outbox, config: { TOOL_TIMEOUT_MS: 10_000 }, logger: { warn: () => undefined } } as unknown as Runtime;
+const runner = new ToolRunner(runtime, { owns: () => false } as unknown as McpToolCaller);
+afterAll(close);
 
 /** A running turn whose step planned three searches: the first started, the others as given. */
 async function step(second: string, third: string): Promise<{ turnId: string; tasks: string[] }> {

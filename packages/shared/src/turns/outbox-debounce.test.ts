@@ -1,36 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
-import { createDb, type Db } from '../db';
-import { EventWriter } from '../events';
+import { publishing } from '../../../../tests/helpers/publishing';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
-import { createQueues, type Queues } from '../queues';
-import { createClientRedis, createWorkerRedis, type Redis } from '../redis';
-import { appendOutbox, OutboxPublisher } from './outbox';
+import { createWorkerRedis } from '../redis';
+import { appendOutbox } from './outbox';
 
 /**
  * The session digest is re-armed by every message through a debounced outbox job (BullMQ
  * deduplication, replace mode): these tests pin down that BullMQ 6 really behaves that way.
  */
-let db: Db;
-let redis: Redis;
-let queues: Queues;
-let publisher: OutboxPublisher;
-let prefix: string;
-
-beforeAll(() => {
-  db = createDb(process.env.DATABASE_URL as string, { max: 2 });
-  redis = createClientRedis(process.env.REDIS_URL as string);
-  prefix = `${process.env.QUEUE_PREFIX}-debounce-${randomUUID().slice(0, 8)}`;
-  queues = createQueues(redis, prefix);
-  publisher = new OutboxPublisher(db, new EventWriter(redis, prefix, 60), queues);
-});
-
-afterAll(async () => {
-  await queues['session-digests'].obliterate({ force: true });
-  await queues.close();
-  await redis.quit();
-  await db.end();
-});
+const { db, queues, prefix, outbox: publisher, close } = publishing('debounce');
+afterAll(close);
 
 async function newSession(): Promise<{ userId: string; sessionId: string }> {
   const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('debounce') RETURNING id`);

@@ -1,30 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { createDb, type Db } from '../db';
-import { EventWriter } from '../events';
-import { createQueues, type Queues } from '../queues';
-import { createClientRedis, type Redis } from '../redis';
-import { appendOutbox, outboxEvent, OutboxPublisher, type OutboxEntry } from './outbox';
+import { publishing } from '../../../../tests/helpers/publishing';
+import { appendOutbox, outboxEvent, type OutboxEntry } from './outbox';
 
 /** Channel copies of a turn's events: queued by the publisher, once, only for channel turns. */
-let db: Db;
-let redis: Redis;
-let queues: Queues;
-let publisher: OutboxPublisher;
-
-beforeAll(() => {
-  db = createDb(process.env.DATABASE_URL as string, { max: 2 });
-  redis = createClientRedis(process.env.REDIS_URL as string);
-  const prefix = `${process.env.QUEUE_PREFIX}-outbox-${randomUUID().slice(0, 8)}`;
-  queues = createQueues(redis, prefix);
-  publisher = new OutboxPublisher(db, new EventWriter(redis, prefix, 60), queues);
-});
-
-afterAll(async () => {
-  await queues.deliveries.obliterate({ force: true });
-  await queues.close();
-  await redis.quit();
-  await db.end();
-});
+const { db, queues, outbox: publisher, close } = publishing('outbox');
+afterAll(close);
 
 async function turnWith(origin: object | null): Promise<string> {
   const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('outbox') RETURNING id`);
