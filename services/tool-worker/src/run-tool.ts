@@ -3,6 +3,7 @@ import {
   isFinal,
   outboxEvent,
   outboxJob,
+  nextTaskSql,
   runToolJob,
   stripUuids,
   withTransaction,
@@ -108,8 +109,7 @@ export class ToolRunner {
     const found = await this.runtime.db.query<ToolTask>(
       `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
               t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
-              (SELECT n.id FROM tasks n WHERE n.turn_id = k.turn_id AND n.iteration = k.iteration
-                 AND n.status IN ('approved', 'pending') ORDER BY n.position LIMIT 1) AS next_id
+              ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id
        FROM tasks k JOIN turns t ON t.id = k.turn_id WHERE k.id = $1`,
       [taskId],
     );
@@ -174,10 +174,8 @@ export class ToolRunner {
          FOR NO KEY UPDATE),
        next AS (
          UPDATE tasks SET status = 'in_progress', started_at = NOW()
-         WHERE status IN ('approved', 'pending') AND id = $9 AND id = (
-           SELECT k.id FROM tasks k JOIN turn ON k.turn_id = turn.id
-           WHERE k.iteration = (SELECT iteration FROM task) AND k.status IN ('approved', 'pending')
-           ORDER BY k.position LIMIT 1)
+         WHERE status IN ('approved', 'pending') AND id = $9 AND EXISTS (SELECT 1 FROM turn)
+           AND id = ${nextTaskSql('$7', '(SELECT iteration FROM task)')}
          RETURNING id),
        owed AS (
          SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))

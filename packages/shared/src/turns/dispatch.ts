@@ -9,6 +9,15 @@ export function runToolJob(turnId: string, taskId: string): OutboxEntry {
 }
 
 /**
+ * SQL: the id of the task decide() dispatches next in a turn's step (the first approved or pending
+ * one, in the model's order), for the turn and iteration given as SQL expressions.
+ */
+export function nextTaskSql(turnId: string, iteration: string): string {
+  return `(SELECT n.id FROM tasks n WHERE n.turn_id = ${turnId} AND n.iteration = ${iteration}
+     AND n.status IN ('approved', 'pending') ORDER BY n.position LIMIT 1)`;
+}
+
+/**
  * Sends the next task to the tool worker: marks it started and queues its job, in one statement
  * guarded by the version the agent read. The tool worker records the result and queues the
  * step's next task or the turn's next `advance` (services/tool-worker/src/run-tool.ts).

@@ -2,25 +2,17 @@ import type { Queryable } from '../db';
 import type { ModelUsage } from '../usage/usage-store';
 import type { OutboxEntry } from './outbox';
 import type { TaskStatus } from './turn-status';
-import type { TurnRow } from './turn-state';
+import type { TaskRow, TurnRow } from './turn-state';
 
 /** A task a model step plans; its id is chosen here, so the step's outbox entries can name it. */
-export interface NewTask {
-  id: string;
-  ref: string;
-  position: number;
-  iteration: number;
-  call_id: string;
-  tool_name: string;
+export type NewTask = Pick<TaskRow, 'id' | 'ref' | 'position' | 'iteration' | 'call_id' | 'tool_name' | 'description' | 'mutates'> & {
   arguments: Record<string, unknown>;
-  description: string;
-  mutates: boolean;
   status: Extract<TaskStatus, 'pending' | 'awaiting_approval' | 'in_progress' | 'failed' | 'skipped'>;
   /** Set only for a task recorded finished (a call that will not run). */
   failure?: 'invalid' | null;
   result?: string;
   error?: string;
-}
+};
 
 /** A message a model step adds to the conversation, in order: its assistant message, then tool messages. */
 export interface StepMessage {
