@@ -60,6 +60,8 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
     application_name: options.application ?? 'assistant',
     connectionTimeoutMillis: DB_CONNECT_WAIT_MS,
     idleTimeoutMillis: 30_000,
+    // A client sends a query without waiting for the one before it to be answered; see begin().
+    pipeline: true,
     // Every statement is bounded; tool transactions lower this further with SET LOCAL.
     statement_timeout: 30_000,
     keepAlive: true,
@@ -71,12 +73,45 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
   return pool;
 }
 
+/**
+ * Opens a transaction without waiting for it: on a pipelined client BEGIN goes out with the
+ * transaction's first statement, one round trip for both. Await the result before COMMIT; a
+ * BEGIN that failed (a lost connection) fails the statements behind it as well.
+ */
+export function begin(client: DbClient, text = 'BEGIN'): Promise<unknown> {
+  const begun = client.query(text);
+  // Seen by the caller before its COMMIT, or moot when a statement behind it failed first.
+  begun.catch(() => undefined);
+  return begun;
+}
+
+/**
+ * Runs independent queries on one connection, issued in the order given without waiting for
+ * each other: the pool's clients are pipelined, so they cost one round trip together. Answers
+ * their results in order, or throws the first one's error once all have settled.
+ */
+export async function together<T extends readonly unknown[]>(
+  db: Db,
+  ...queries: { [K in keyof T]: (client: DbClient) => Promise<T[K]> }
+): Promise<T> {
+  const client = await db.connect();
+  try {
+    const settled = await Promise.allSettled(queries.map((query) => query(client)));
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
+  } finally {
+    client.release();
+  }
+}
+
 /** Runs fn inside BEGIN/COMMIT, rolling back on any error. */
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
   try {
-    await client.query('BEGIN');
+    const begun = begin(client);
     const result = await fn(client);
+    await begun;
     await client.query('COMMIT');
     return result;
   } catch (error) {

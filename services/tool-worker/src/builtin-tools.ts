@@ -1,5 +1,6 @@
 import {
   DB_POOL_SIZE,
+  begin,
   fail,
   getTool,
   isConnectionError,
@@ -100,9 +101,10 @@ export class BuiltinTools {
     const client = await db.connect();
     let discard = false;
     try {
-      // The database gives up on a statement when the tool does, so nothing commits late. One
-      // round trip: a query without parameters may hold two statements.
-      await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.ceil(timeoutMs)}`);
+      // The database gives up on a statement when the tool does, so nothing commits late. No
+      // round trip of its own: a query without parameters may hold two statements, and it goes
+      // out with the handler's first one.
+      const begun = begin(client, `BEGIN; SET LOCAL statement_timeout = ${Math.ceil(timeoutMs)}`);
       const work = handler(args as never, {
         db: client,
         userId: call.userId,
@@ -117,6 +119,7 @@ export class BuiltinTools {
         discard = true;
         return { kind: 'timeout' };
       }
+      await begun;
       const owed = await recorder.record(client, result, afterCommit);
       await client.query('COMMIT');
       await recorder.committed(owed);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withTransaction } from '../db';
+import { withTransaction, type Queryable } from '../db';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
 import type { ModelUsage } from '../usage/usage-store';
@@ -31,8 +31,8 @@ export interface ClaimedCall {
  * when this job already holds it (its retry after a crash). Answers the turn's last task
  * position too: only the claim's holder adds tasks, so it stays true until the step is stored.
  */
-export async function claimModelCall(m: TurnMachine, state: TurnState, jobIdentity: string): Promise<ClaimedCall | undefined> {
-  const claimed = await m.db.query<{ last_position: number }>(
+export async function claimModelCall(db: Queryable, state: TurnState, jobIdentity: string): Promise<ClaimedCall | undefined> {
+  const claimed = await db.query<{ last_position: number }>(
     `UPDATE turns SET claim = $3, version = version + 1
      WHERE id = $1 AND status = 'running' AND (claim = $3 OR (claim IS NULL AND version = $2))
      RETURNING (SELECT COALESCE(MAX(position), 0) FROM tasks WHERE turn_id = $1)::int AS last_position`,

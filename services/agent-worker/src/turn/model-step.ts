@@ -6,6 +6,7 @@ import {
   loadStepInput,
   mcpServerOf,
   planTasks,
+  together,
   toolsForModel,
   type EventWriter,
   type McpCatalog,
@@ -50,19 +51,24 @@ export interface ModelStepDeps {
  */
 export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim: string): Promise<boolean> {
   const { turn } = state;
-  const claimed = await claimModelCall(deps.machine, state, claim);
-  if (!claimed) return false;
-
   const last = isLastIteration(turn);
-  // Nothing is read for the call until it may start: a step waiting its turn holds next to nothing.
+  // Nothing is claimed or read for the call until it may start: a step waiting its turn holds
+  // next to nothing.
   const outcome = await deps.modelCalls.use(async () => {
     // Read on every step, also the last: the system prompt lists them and must not change for it.
     const mcpTools = await deps.mcp.tools();
-    const input = await loadStepInput(
+    // The claim and the call's input in one round trip; the input is used only if the claim is ours.
+    const [claimed, input] = await together(
       deps.machine.db,
-      { userId: turn.user_id, sessionId: turn.session_id },
-      { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, historyRows: HISTORY_ROWS },
+      (client) => claimModelCall(client, state, claim),
+      (client) =>
+        loadStepInput(
+          client,
+          { userId: turn.user_id, sessionId: turn.session_id },
+          { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, historyRows: HISTORY_ROWS },
+        ),
     );
+    if (!claimed) return 'unclaimed';
     const { user } = input;
     if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
     const messages = await buildModelMessages(deps.machine.db, turn, input, deps.historyTokenBudget, mcpTools);
@@ -82,11 +88,13 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       }),
     });
     await tokens.drain();
-    return { response, mcpTools };
+    return { response, mcpTools, claimed };
   });
+  // Another job holds the model call: it decides what comes next.
+  if (outcome === 'unclaimed') return false;
   // The budget was spent (or the user disabled): the turn has ended.
   if (!outcome) return true;
-  const { response, mcpTools } = outcome;
+  const { response, mcpTools, claimed } = outcome;
 
   // A tool exists when it is built in, in the MCP catalogue the model was just offered, or of a
   // configured MCP server not connected yet (the tool worker then fails it with a clear result).

@@ -1,5 +1,15 @@
 import { nameKey, ok, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
-import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural, type NamedRow } from './entity-support';
+import {
+  alreadyExists,
+  findSameName,
+  insertReserved,
+  loadOwnRow,
+  lockedSameName,
+  lockNames,
+  nameTaken,
+  plural,
+  type NamedRow,
+} from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
 
 interface DocumentRow {
@@ -21,16 +31,16 @@ export const documentHandlers: Pick<
   async create_document(args, ctx) {
     const folder = args.folder_id ? await ctx.refs.resolve('folder', args.folder_id, ctx.db) : undefined;
     const folderId = folder?.id ?? null;
-    await lockNames(ctx, 'document');
-    const existing = await findSameTitle(ctx, folderId, args.title, ctx.entityId);
+    const existing = await lockedSameName(ctx, 'document', args.title, { column: 'folder_id', id: folderId });
     if (existing) return alreadyExists(ctx, 'document', existing, 'titled');
-    await ctx.db.query(
+    const document = await insertReserved(
+      ctx,
       `INSERT INTO documents (id, user_id, folder_id, title, title_key, content) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO NOTHING`,
       [ctx.entityId, ctx.userId, folderId, args.title, nameKey(args.title), args.content ?? ''],
+      () => loadDocument(ctx, ctx.entityId),
     );
-    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
-    const fields = await documentFields(ctx, await loadDocument(ctx, ctx.entityId));
+    const fields = await documentFields(ctx, document);
     const where = folder ? ` in folder "${folder.label}" [ID: ${folder.ref}]` : '';
     return ok(
       `Document "${fields.title}" created [ID: ${fields.document_id}]${where}.`,

@@ -38,6 +38,25 @@ export async function findSameName(
   return found.rows[0];
 }
 
+/**
+ * What a create checks first: the name lock, then another entity with the same name (as
+ * findSameName), sent together on the tool's pipelined connection, one round trip for both.
+ */
+export async function lockedSameName(ctx: ToolContext, entity: Entity, name: string, scope?: NameScope): Promise<NamedRow | undefined> {
+  const [, existing] = await Promise.all([lockNames(ctx, entity), findSameName(ctx, entity, name, ctx.entityId, scope)]);
+  return existing;
+}
+
+/**
+ * Inserts the row at the id reserved for the task (`ON CONFLICT (id) DO NOTHING`) and reads it
+ * back in the same round trip. Read back rather than trusted: a retry after a crash answers for
+ * its first attempt's row.
+ */
+export async function insertReserved<Row>(ctx: ToolContext, sql: string, values: unknown[], load: () => Promise<Row>): Promise<Row> {
+  const [, row] = await Promise.all([ctx.db.query(sql, values), load()]);
+  return row;
+}
+
 /** The answer to a create that would duplicate `existing`: point the model at the one there is. */
 export async function alreadyExists(ctx: ToolContext, entity: Entity, existing: NamedRow, what: string): Promise<ToolResult> {
   const { noun } = ENTITY_TABLES[entity];

@@ -1,6 +1,6 @@
 import { nameKey, ok } from '@assistant/shared';
 import { listLines, listRows } from './entity-list';
-import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural } from './entity-support';
+import { alreadyExists, findSameName, insertReserved, loadOwnRow, lockedSameName, lockNames, nameTaken, plural } from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
 
 interface FolderRow {
@@ -13,16 +13,16 @@ export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder
   async create_folder(args, ctx) {
     const parent = args.parent_folder_id ? await ctx.refs.resolve('folder', args.parent_folder_id, ctx.db) : undefined;
     const parentId = parent?.id ?? null;
-    await lockNames(ctx, 'folder');
-    const existing = await findSameName(ctx, 'folder', args.name, ctx.entityId, { column: 'parent_id', id: parentId });
+    const existing = await lockedSameName(ctx, 'folder', args.name, { column: 'parent_id', id: parentId });
     if (existing) return alreadyExists(ctx, 'folder', existing, 'named');
-    await ctx.db.query(
+    const folder = await insertReserved(
+      ctx,
       `INSERT INTO folders (id, user_id, parent_id, name, name_key) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO NOTHING`,
       [ctx.entityId, ctx.userId, parentId, args.name, nameKey(args.name)],
+      () => loadFolder(ctx, ctx.entityId),
     );
-    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
-    const fields = await folderFields(ctx, await loadFolder(ctx, ctx.entityId));
+    const fields = await folderFields(ctx, folder);
     const where = parent ? ` inside folder "${parent.label}" [ID: ${parent.ref}]` : '';
     return ok(
       `Folder "${fields.name}" created [ID: ${fields.folder_id}]${where}.`,

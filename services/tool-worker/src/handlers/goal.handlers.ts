@@ -1,7 +1,17 @@
 import { nameKey, ok } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 import { listEntities } from './entity-list';
-import { alreadyExists, findSameName, habitPart, loadOwnRow, lockNames, nameTaken, resolveHabitLink } from './entity-support';
+import {
+  alreadyExists,
+  findSameName,
+  habitPart,
+  insertReserved,
+  loadOwnRow,
+  lockedSameName,
+  lockNames,
+  nameTaken,
+  resolveHabitLink,
+} from './entity-support';
 
 interface GoalRow {
   id: string;
@@ -18,16 +28,15 @@ const FROM = 'goals g LEFT JOIN habits h ON h.id = g.habit_id AND h.user_id = g.
 export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'delete_goal' | 'list_goals'> = {
   async create_goal(args, ctx) {
     const habit = await resolveHabitLink(ctx, args.habit_id);
-    await lockNames(ctx, 'goal');
-    const existing = await findSameName(ctx, 'goal', args.title, ctx.entityId);
+    const existing = await lockedSameName(ctx, 'goal', args.title);
     if (existing) return alreadyExists(ctx, 'goal', existing, 'titled');
-    await ctx.db.query(
+    const goal = await insertReserved(
+      ctx,
       `INSERT INTO goals (id, user_id, habit_id, title, title_key, target_date) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO NOTHING`,
       [ctx.entityId, ctx.userId, habit?.id ?? null, args.title, nameKey(args.title), args.target_date ?? null],
+      () => loadGoal(ctx, ctx.entityId),
     );
-    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
-    const goal = await loadGoal(ctx, ctx.entityId);
     const fields = await goalFields(ctx, goal);
     return ok(
       `Goal "${goal.title}" created [ID: ${fields.goal_id}]${byPart(goal)}${await habitPart(ctx, goal.habit_id, goal.habit_name)}.`,

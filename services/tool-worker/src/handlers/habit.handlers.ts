@@ -1,7 +1,7 @@
 import { nameKey, ok } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 import { listEntities } from './entity-list';
-import { alreadyExists, findSameName, loadOwnRow, lockNames, nameTaken, plural } from './entity-support';
+import { alreadyExists, findSameName, insertReserved, loadOwnRow, lockedSameName, lockNames, nameTaken, plural } from './entity-support';
 
 interface HabitRow {
   id: string;
@@ -14,16 +14,16 @@ const COLUMNS = 'id, name, frequency, description';
 
 export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | 'delete_habit' | 'list_habits'> = {
   async save_habit(args, ctx) {
-    await lockNames(ctx, 'habit');
-    const existing = await findSameName(ctx, 'habit', args.name, ctx.entityId);
+    const existing = await lockedSameName(ctx, 'habit', args.name);
     if (existing) return alreadyExists(ctx, 'habit', existing, 'named');
-    await ctx.db.query(
+    const habit = await insertReserved(
+      ctx,
       `INSERT INTO habits (id, user_id, name, name_key, frequency, description) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO NOTHING`,
       [ctx.entityId, ctx.userId, args.name, nameKey(args.name), args.frequency ?? null, args.description ?? null],
+      () => loadHabit(ctx, ctx.entityId),
     );
-    // Read back rather than trust the insert: a retry after a crash answers for its first attempt's row.
-    const fields = await habitFields(ctx, await loadHabit(ctx, ctx.entityId));
+    const fields = await habitFields(ctx, habit);
     return ok(
       `Habit "${fields.name}" saved [ID: ${fields.habit_id}]${fields.frequency ? ` (${fields.frequency})` : ''}.`,
       fields,
