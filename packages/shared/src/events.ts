@@ -65,10 +65,14 @@ export function eventKeys(prefix: string, turnId: string) {
  * Appends events to the turn's stream in one atomic step (one script call for a whole batch):
  * each is dropped if the turn already sent `done` or if its dedupe key was seen (a retried job
  * re-publishing), else numbered with the next seq; then the keys are trimmed and expired, and
- * the turn's pub/sub channel rung once as a doorbell. Answers each event's entry id, or ''.
+ * the turn's pub/sub channel rung once as a doorbell. The doorbell carries the batch
+ * (`doorbellBatch`) after the id of the entry before it (kept in the meta hash as `last`; `0-0`
+ * for a new stream, '' when unknown), so a reader already there needs no read of its own.
+ * Answers each event's entry id, or ''.
  */
 const APPEND_EVENTS = `
 local ids = {}
+local bell = {redis.call('HGET', KEYS[2], 'last') or (redis.call('HEXISTS', KEYS[2], 'seq') == 1 and '' or '0-0')}
 local last = false
 local ttl = ARGV[1]
 local done = redis.call('HEXISTS', KEYS[2], 'done') == 1
@@ -78,6 +82,10 @@ for i = 5, #ARGV, 3 do
     local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
     id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'seq', seq, 'type', ARGV[i + 1], 'data', ARGV[i + 2])
     last = id
+    bell[#bell + 1] = id
+    bell[#bell + 1] = seq
+    bell[#bell + 1] = ARGV[i + 1]
+    bell[#bell + 1] = ARGV[i + 2]
     if ARGV[i + 1] == 'done' then
       redis.call('HSET', KEYS[2], 'done', 1)
       done = true
@@ -87,9 +95,10 @@ for i = 5, #ARGV, 3 do
   ids[#ids + 1] = id
 end
 if last then
+  redis.call('HSET', KEYS[2], 'last', last)
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
-  redis.call('PUBLISH', ARGV[4], last)
+  redis.call('PUBLISH', ARGV[4], table.concat(bell, '\\n'))
 end
 return ids
 `;
@@ -139,6 +148,20 @@ export class EventWriter {
 
 /** A stream entry as read back by XRANGE: [id, [field, value, …]]. */
 export type StreamEntry = [id: string, fields: string[]];
+
+/**
+ * A doorbell's batch: the id of the stream entry before it ('' when unknown) and its entries.
+ * Lines: that id, then id, seq, type and data of each entry (data is JSON, which holds no raw
+ * line break).
+ */
+export function doorbellBatch(message: string): { after: string; entries: StreamEntry[] } {
+  const lines = message.split('\n');
+  const entries: StreamEntry[] = [];
+  for (let i = 1; i + 3 < lines.length; i += 4) {
+    entries.push([lines[i] as string, ['seq', lines[i + 1] as string, 'type', lines[i + 2] as string, 'data', lines[i + 3] as string]]);
+  }
+  return { after: lines[0] ?? '', entries };
+}
 
 /** Builds the SSE `data:` JSON of a stream entry: type, turn_id and seq first, then the fields. */
 export function entryToEvent(turnId: string, entry: StreamEntry): { id: string; type: string; json: string } {

@@ -72,6 +72,24 @@ describe('EventHub', () => {
     stopResumed();
   });
 
+  it('hands the batch a doorbell carries to watchers that are up to date, without reading the stream', async () => {
+    const turnId = randomUUID();
+    const watcher = collector();
+    const stop = await hub.watch(turnId, '0', watcher.deliver);
+    const reads = jest.spyOn(reader, 'xrange');
+    try {
+      await events.emitMany(turnId, [{ event: token('a') }, { event: token('b') }]);
+      await events.emit(turnId, token('c'));
+      await watcher.until(3);
+      expect(texts(watcher.got)).toEqual(['a', 'b', 'c']);
+      expect(watcher.got.map((event) => (JSON.parse(event.json) as { seq: number }).seq)).toEqual([1, 2, 3]);
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+      stop();
+    }
+  });
+
   it('reads the stream when a doorbell was missed, so nothing is skipped', async () => {
     const turnId = randomUUID();
     const watcher = collector();

@@ -1,4 +1,4 @@
-import { entryToEvent, eventKeys, type Logger, type Redis, type StreamEntry } from '@assistant/shared';
+import { doorbellBatch, entryToEvent, eventKeys, type Logger, type Redis, type StreamEntry } from '@assistant/shared';
 
 export interface StreamedEvent {
   id: string;
@@ -28,9 +28,12 @@ export const STREAM_ID = /^\d+-\d+$/;
 
 /**
  * Relays turn events from Redis to SSE clients. The stream of each turn is the truth; pub/sub is
- * only a doorbell saying "read again". All clients of a gateway share one subscriber and one
- * reader connection, and a doorbell costs one XRANGE per turn however many clients watch it.
- * Replay from Last-Event-ID and live delivery use the same read, so nothing is lost or repeated.
+ * a doorbell that carries the batch just appended, after the id of the entry before it. When
+ * every client of the turn is at or past that id, the batch is delivered as it came; otherwise
+ * (a doorbell missed, a read in progress) the hub reads the stream again from where its clients
+ * are. All clients of a gateway share one subscriber and one reader connection, and a read
+ * costs one XRANGE per turn however many clients watch it. Each client is handed only entries
+ * past the last one it got, so nothing is lost or repeated.
  */
 export class EventHub {
   private readonly turns = new Map<string, TurnWatch>();
@@ -41,9 +44,9 @@ export class EventHub {
     private readonly subscriber: Redis,
     private readonly logger: Logger,
   ) {
-    subscriber.on('message', (channel: string) => {
+    subscriber.on('message', (channel: string, message: string) => {
       const turnId = channel.slice(channel.lastIndexOf(':') + 1);
-      void this.pump(turnId);
+      this.ring(turnId, message);
     });
     // After a reconnect the subscriptions are restored by ioredis; events may have been missed meanwhile.
     subscriber.on('ready', () => {
@@ -79,6 +82,16 @@ export class EventHub {
     };
   }
 
+  /** A doorbell: its batch goes straight to the watchers when none of them lacks what came before it. */
+  private ring(turnId: string, message: string): void {
+    const watch = this.turns.get(turnId);
+    if (!watch) return;
+    const { after, entries } = doorbellBatch(message);
+    const ready = !watch.pumping && after !== '' && [...watch.watchers].every((watcher) => compareIds(watcher.lastId, after) >= 0);
+    if (ready) this.deliver(turnId, watch, entries);
+    else void this.pump(turnId);
+  }
+
   /** Re-reads a turn's stream for every watcher; a doorbell during a read schedules one more read. */
   async pump(turnId: string): Promise<void> {
     const watch = this.turns.get(turnId);
@@ -92,21 +105,25 @@ export class EventHub {
       do {
         watch.again = false;
         const from = [...watch.watchers].reduce((min, w) => (compareIds(w.lastId, min) < 0 ? w.lastId : min), '9999999999999-0');
-        const entries = (await this.reader.xrange(eventKeys(this.prefix, turnId).stream, `(${from}`, '+')) as StreamEntry[];
-        for (const entry of entries) {
-          const event = entryToEvent(turnId, entry);
-          for (const watcher of watch.watchers) {
-            if (compareIds(event.id, watcher.lastId) > 0) {
-              watcher.lastId = event.id;
-              watcher.deliver(event);
-            }
-          }
-        }
+        this.deliver(turnId, watch, await this.reader.xrange(eventKeys(this.prefix, turnId).stream, `(${from}`, '+'));
       } while (watch.again);
     } catch (error) {
       this.logger.warn({ err: error, turnId }, 'reading turn events failed');
     } finally {
       watch.pumping = false;
+    }
+  }
+
+  /** Hands each watcher the entries past the last one it got, in order. */
+  private deliver(turnId: string, watch: TurnWatch, entries: StreamEntry[]): void {
+    for (const entry of entries) {
+      const event = entryToEvent(turnId, entry);
+      for (const watcher of watch.watchers) {
+        if (compareIds(event.id, watcher.lastId) > 0) {
+          watcher.lastId = event.id;
+          watcher.deliver(event);
+        }
+      }
     }
   }
 
