@@ -74,6 +74,14 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
 }
 
 /**
+ * A WHERE condition that lets its statement's own transaction commit without waiting for its
+ * WAL flush (`synchronous_commit` off for that transaction alone; the next synchronous commit
+ * flushes it anyway). Only for autocommit statements whose loss in a database crash leaves a
+ * state the system already recovers from, as after a process killed just before them.
+ */
+export const UNFLUSHED_COMMIT = `set_config('synchronous_commit', 'off', true) IS NOT NULL`;
+
+/**
  * Opens a transaction without waiting for it: on a pipelined client BEGIN goes out with the
  * transaction's first statement, one round trip for both. Await the result before COMMIT; a
  * BEGIN that failed (a lost connection) fails the statements behind it as well.

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db';
+import { UNFLUSHED_COMMIT, type Queryable } from '../db';
 import { HIDDEN_ID, nameKey, UUID_PATTERN } from '../text';
 import { ToolInputError, type Candidate } from '../tools/tool-result';
 import { ENTITY_TABLES, isEntity, type Entity } from './entities';
@@ -45,9 +45,11 @@ export class RefRegistry {
     const refs = new Map<string, string>();
     if (unique.length === 0) return refs;
     // One statement: the refs that exist, and new ones for the rest, numbered in the order
-    // given from the session's counter.
+    // given from the session's counter. Unflushed: what names a new ref outlives a database
+    // crash only once a later statement stores it (the tool's completion, the model step), and
+    // that statement's flush covers this one.
     const found = await this.db.query<{ entity_id: string; n: number }>(
-      `WITH wanted AS (SELECT id, ord FROM unnest($3::uuid[]) WITH ORDINALITY AS t(id, ord)),
+      `WITH wanted AS (SELECT id, ord FROM unnest($3::uuid[]) WITH ORDINALITY AS t(id, ord) WHERE ${UNFLUSHED_COMMIT}),
          existing AS (SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])),
          missing AS (SELECT id, row_number() OVER (ORDER BY ord) AS i FROM wanted WHERE id NOT IN (SELECT entity_id FROM existing)),
          counter AS (

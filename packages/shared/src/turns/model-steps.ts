@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Queryable } from '../db';
+import { UNFLUSHED_COMMIT, withTransaction, type Queryable } from '../db';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
 import type { ModelUsage } from '../usage/usage-store';
@@ -32,9 +32,11 @@ export interface ClaimedCall {
  * position too: only the claim's holder adds tasks, so it stays true until the step is stored.
  */
 export async function claimModelCall(db: Queryable, state: TurnState, jobIdentity: string): Promise<ClaimedCall | undefined> {
+  // Unflushed: the step's rows are stored only while the claim holds, in a statement that is
+  // flushed; a claim lost in a database crash is made again by the job's next run.
   const claimed = await db.query<{ last_position: number }>(
     `UPDATE turns SET claim = $3, version = version + 1
-     WHERE id = $1 AND status = 'running' AND (claim = $3 OR (claim IS NULL AND version = $2))
+     WHERE id = $1 AND status = 'running' AND (claim = $3 OR (claim IS NULL AND version = $2)) AND ${UNFLUSHED_COMMIT}
      RETURNING (SELECT COALESCE(MAX(position), 0) FROM tasks WHERE turn_id = $1)::int AS last_position`,
     [state.turn.id, state.turn.version, jobIdentity],
   );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../db';
+import { UNFLUSHED_COMMIT, type Db, type Queryable } from '../db';
 import type { EventWriter, TurnEventInput } from '../events';
 import { CHANNEL_EVENT_TYPES, parseJob, type ChannelAddress, type JobData, type JobName, type QueueName } from '../jobs';
 import type { ChatTyping } from './chat-typing';
@@ -122,14 +122,13 @@ export class OutboxPublisher {
         await addOutboxJob(this.queues, entry);
       }
     }
-    // The removal commits without waiting for its WAL flush (synchronous_commit off for this
-    // statement's transaction alone): if a database crash loses it, the entries are published
-    // again, as after a process killed before this line. Nothing else waits on it being durable.
+    // Unflushed: if a database crash loses the removal, the entries are published again, as
+    // after a process killed before this line.
     await this.db.query(
       `UPDATE turns SET outbox = COALESCE(
          (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
           WHERE NOT (e->>'key' = ANY($2::text[]))), '[]'::jsonb)
-       WHERE id = $1 AND set_config('synchronous_commit', 'off', true) IS NOT NULL`,
+       WHERE id = $1 AND ${UNFLUSHED_COMMIT}`,
       [turnId, entries.map((entry) => entry.key)],
     );
   }
