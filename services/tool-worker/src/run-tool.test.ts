@@ -4,7 +4,7 @@ import { publishing } from '../../../tests/helpers/publishing';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
 import { ToolRunner } from './run-tool';
 
-/** What a finished tool hands on to: the step's next task, only while it is still the next one. */
+/** What a finished tool hands on to: the step's next task, run in the same job, only while it is still the next one. */
 const { db, queues, events, outbox, close } = publishing('run-tool');
 const runtime = { db, events, outbox, config: { TOOL_TIMEOUT_MS: 10_000 }, logger: { warn: () => undefined } } as unknown as Runtime;
 const runner = new ToolRunner(runtime, { owns: () => false } as unknown as McpToolCaller);
@@ -42,11 +42,23 @@ const queued = async (turnId: string) => ({
 });
 
 describe('ToolRunner hand-off', () => {
-  it('starts the next task of the step and queues its job', async () => {
+  it("runs the step's next task in the same job, then queues the agent's advance", async () => {
     const { turnId, tasks } = await step('awaiting_approval', 'pending');
     await runner.run(tasks[0] as string);
-    expect(await statuses(tasks)).toEqual(['completed', 'awaiting_approval', 'in_progress']);
-    expect(await queued(turnId)).toEqual({ advance: 0, tools: [tasks[2]] });
+    expect(await statuses(tasks)).toEqual(['completed', 'awaiting_approval', 'completed']);
+    expect(await queued(turnId)).toEqual({ advance: 1, tools: [] });
+    const runBy = await db.query<{ run_by: string | null }>('SELECT run_by FROM tasks WHERE id = $1', [tasks[2]]);
+    expect(runBy.rows[0]?.run_by).toBe(tasks[0]);
+  });
+
+  it('takes up the task handed on to it when the job runs again after a crash', async () => {
+    const { turnId, tasks } = await step('pending', 'pending');
+    // Killed right after the first tool committed its hand-off: the second is started, in this job.
+    await db.query(`UPDATE tasks SET status = 'completed', finished_at = NOW() WHERE id = $1`, [tasks[0]]);
+    await db.query(`UPDATE tasks SET status = 'in_progress', started_at = NOW(), run_by = $2 WHERE id = $1`, [tasks[1], tasks[0]]);
+    await runner.run(tasks[0] as string);
+    expect(await statuses(tasks)).toEqual(['completed', 'completed', 'completed']);
+    expect(await queued(turnId)).toEqual({ advance: 1, tools: [] });
   });
 
   it('leaves it to the agent when another task came first while the tool ran', async () => {

@@ -4,7 +4,6 @@ import {
   outboxEvent,
   outboxJob,
   nextTaskSql,
-  runToolJob,
   stripUuids,
   withTransaction,
   type DbClient,
@@ -34,6 +33,8 @@ export interface ToolTask {
   origin: ChannelAddress | null;
   /** The step's task that would run next, as loaded: the hand-off checks it is still that one. */
   next_id: string | null;
+  /** The task whose job runs this one (itself, or the first of the tools handed on to it). */
+  job_task_id: string;
 }
 
 /**
@@ -53,12 +54,27 @@ export class ToolRunner {
     this.builtins = new BuiltinTools(runtime.db, runtime.config.TOOL_TIMEOUT_MS);
   }
 
-  async run(taskId: string): Promise<void> {
-    const task = await this.load(taskId);
-    if (!task || task.status !== 'in_progress' || isFinal(task.turn_status)) {
-      if (task) await this.runtime.outbox.flush(task.turn_id);
-      return;
+  /**
+   * Runs the job's task, then each task a finished one handed on to. A re-run (a retry, or the
+   * job taken up after a crash) starts from whichever of them is still running; when none is,
+   * it only republishes what the turn's outbox holds.
+   */
+  async run(jobTaskId: string): Promise<void> {
+    const ran = new Set<string>();
+    for (;;) {
+      const task = await this.load(jobTaskId);
+      if (!task || task.status !== 'in_progress' || isFinal(task.turn_status) || ran.has(task.id)) {
+        if (task && ran.size === 0) await this.runtime.outbox.flush(task.turn_id);
+        return;
+      }
+      ran.add(task.id);
+      await this.runTask(task);
+      // Only a task with another after it in its step can have handed on to it.
+      if (task.next_id === null) return;
     }
+  }
+
+  private async runTask(task: ToolTask): Promise<void> {
     const { events } = this.runtime;
     const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
     await events.emitMany(task.turn_id, [
@@ -105,13 +121,17 @@ export class ToolRunner {
     await this.runtime.outbox.publish(task.turn_id, task.origin, owed);
   }
 
-  async load(taskId: string): Promise<ToolTask | undefined> {
+  /** The job's running task (its own, or one handed on within it), else its own task. */
+  async load(jobTaskId: string): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
       `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
               t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
-              ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id
-       FROM tasks k JOIN turns t ON t.id = k.turn_id WHERE k.id = $1`,
-      [taskId],
+              ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
+       FROM tasks k JOIN turns t ON t.id = k.turn_id
+       WHERE k.turn_id = (SELECT turn_id FROM tasks WHERE id = $1) AND (k.id = $1 OR k.run_by = $1)
+       ORDER BY k.status = 'in_progress' DESC, k.id = $1 DESC, k.position
+       LIMIT 1`,
+      [jobTaskId],
     );
     return found.rows[0];
   }
@@ -156,11 +176,12 @@ export class ToolRunner {
     const handOff = failed ? null : task.next_id;
     // In one statement: the task's result, the tool message for the model, the hand-off and the
     // outbox. The hand-off marks started the task decide() would dispatch (approved or pending, in
-    // the model's order) if it is still the one loaded with this task, and queues its job instead
-    // of an `advance`, so the turn goes from tool to tool without a trip through the agent; when
-    // the agent must decide (no such task, another one came first, or the turn stopped running),
-    // the `advance` goes instead. The turn row is locked before the next task, the order a cancel
-    // takes them in. Nothing happens when the task was already finished.
+    // the model's order) if it is still the one loaded with this task, to run next in this job
+    // (`run_by`) instead of an `advance`, so the turn goes from tool to tool without a trip
+    // through the agent or the queue; when the agent must decide (no such task, another one came
+    // first, or the turn stopped running), the `advance` goes instead. The turn row is locked
+    // before the next task, the order a cancel takes them in. Nothing happens when the task was
+    // already finished.
     const completed = await client.query<{ entries: OutboxEntry[] }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
@@ -173,13 +194,13 @@ export class ToolRunner {
          WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM task)
          FOR NO KEY UPDATE),
        next AS (
-         UPDATE tasks SET status = 'in_progress', started_at = NOW()
+         UPDATE tasks SET status = 'in_progress', started_at = NOW(), run_by = $11
          WHERE status IN ('approved', 'pending') AND id = $9 AND EXISTS (SELECT 1 FROM turn)
            AND id = ${nextTaskSql('$7', '(SELECT iteration FROM task)')}
          RETURNING id),
        owed AS (
          SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
-           || CASE WHEN EXISTS (SELECT 1 FROM next) THEN $11::jsonb ELSE $12::jsonb END AS entries
+           || CASE WHEN EXISTS (SELECT 1 FROM next) THEN '[]'::jsonb ELSE $12::jsonb END AS entries
          FROM task),
        appended AS (UPDATE turns SET outbox = outbox || owed.entries FROM owed WHERE turns.id = $7)
        SELECT entries FROM owed`,
@@ -195,7 +216,7 @@ export class ToolRunner {
         handOff,
         // The task_update second: the statement sets its duration there.
         JSON.stringify([done, update, ...afterCommit]),
-        JSON.stringify(handOff ? [runToolJob(task.turn_id, handOff)] : []),
+        task.job_task_id,
         JSON.stringify([outboxJob('agent-turns', 'advance', { turnId: task.turn_id })]),
       ],
     );
