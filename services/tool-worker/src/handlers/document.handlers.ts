@@ -9,6 +9,7 @@ import {
   nameTaken,
   plural,
   type NamedRow,
+  type NameScope,
 } from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
 
@@ -31,7 +32,7 @@ export const documentHandlers: Pick<
   async create_document(args, ctx) {
     const folder = args.folder_id ? await ctx.refs.resolve('folder', args.folder_id, ctx.db) : undefined;
     const folderId = folder?.id ?? null;
-    const existing = await lockedSameName(ctx, 'document', args.title, { column: 'folder_id', id: folderId });
+    const existing = await lockedSameName(ctx, 'document', args.title, titleScope(folderId));
     if (existing) return alreadyExists(ctx, 'document', existing, 'titled');
     const document = await insertReserved(
       ctx,
@@ -140,7 +141,12 @@ async function findDocuments(db: Queryable, userId: string, query: string): Prom
 
 /** A document with the same folded title in the same folder (or also outside any), other than exceptId. */
 function findSameTitle(ctx: ToolContext, folderId: string | null, title: string, exceptId: string) {
-  return findSameName(ctx, 'document', title, exceptId, { column: 'folder_id', id: folderId });
+  return findSameName(ctx, 'document', title, exceptId, titleScope(folderId));
+}
+
+/** Where a document's title must be unique: its folder (or outside any). */
+function titleScope(folderId: string | null): NameScope {
+  return { column: 'folder_id', id: folderId };
 }
 
 function alreadyThere(ctx: ToolContext, target: ResolvedEntity, clash: NamedRow, advice: string) {
