@@ -59,16 +59,26 @@ function sanitize(message: StoredMessage): StoredMessage {
  * without its call is dropped.
  */
 function completeToolResults(messages: StoredMessage[]): StoredMessage[] {
-  const used = new Set<number>();
+  // Where each call id's results are, in order: a call takes the first one after it, so a step
+  // reads a long history in one pass instead of searching it again for every call.
+  const results = new Map<string, number[]>();
+  messages.forEach((message, index) => {
+    if (message.role !== 'tool' || message.tool_call_id === null) return;
+    const found = results.get(message.tool_call_id);
+    if (found) found.push(index);
+    else results.set(message.tool_call_id, [index]);
+  });
   const out: StoredMessage[] = [];
   messages.forEach((message, index) => {
-    if (message.role === 'tool' || used.has(index)) return;
+    if (message.role === 'tool') return;
     out.push(message);
     for (const call of message.tool_calls ?? []) {
-      const found = messages.findIndex((m, j) => j > index && !used.has(j) && m.role === 'tool' && m.tool_call_id === call.id);
-      if (found >= 0) used.add(found);
+      const queue = results.get(call.id);
+      // A result before this call can be no later call's either (they come after this one).
+      while (queue !== undefined && queue.length > 0 && (queue[0] as number) < index) queue.shift();
+      const found = queue?.shift();
       out.push(
-        found >= 0
+        found !== undefined
           ? (messages[found] as StoredMessage)
           : {
               role: 'tool',
