@@ -60,12 +60,22 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
     cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
     prompt_prefix_share: round(result.promptPrefixShare, 3),
     cpu_ms_per_turn_by_process: Object.fromEntries(Object.entries(result.cpuMs).map(([k, v]) => [k, round(v / Math.max(1, done))])),
+    // The machine's other tenant: the fake model and the users' clients share these two cores.
+    driver_cpu_ms_per_turn: round(result.driverCpuMs / Math.max(1, done)),
     peak_rss_mib: result.peakRssMiB,
     ...(result.aloneMs.length > 0
       ? { alone_turn_ms_p50: percentile(result.aloneMs, 50), alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50) }
       : {}),
     ...(statements !== undefined
-      ? { db_statements_per_turn: round(statements / Math.max(1, done)), db_top_statements: result.dbStatements?.slice(0, 40) }
+      ? {
+          db_statements_per_turn: round(statements / Math.max(1, done)),
+          // Execution and planning time in PostgreSQL, per turn: what a statement costs, not only how often it runs.
+          db_top_statements: result.dbStatements?.slice(0, 40).map(({ calls, ms, query }) => ({
+            calls_per_turn: round(calls / Math.max(1, done), 2),
+            ms_per_turn: round(ms / Math.max(1, done), 3),
+            query,
+          })),
+        }
       : {}),
     redis_commands_per_turn: round(Object.values(result.redisCommands).reduce((a, b) => a + b, 0) / Math.max(1, done)),
     redis_top_commands_per_turn: Object.fromEntries(

@@ -23,8 +23,10 @@ export interface ProfileResult {
   latenciesMs: number[];
   aloneMs: number[];
   cpuMs: Record<string, number>;
+  /** CPU of the bench's own process (the fake model and the users' HTTP and SSE clients), not counted in cpuMs. */
+  driverCpuMs: number;
   peakRssMiB: Record<string, number | null>;
-  dbStatements: { calls: number; query: string }[] | null;
+  dbStatements: { calls: number; ms: number; query: string }[] | null;
   /** Redis commands run in the loaded window, by command (`INFO commandstats`). */
   redisCommands: Record<string, number>;
   /** Mean share of each model request that repeats its session's previous one as a prefix. */
@@ -116,6 +118,7 @@ export async function runProfile(
     const meter = new CpuMeter();
     meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
 
+    const driverBefore = process.cpuUsage();
     const latenciesMs: number[] = [];
     const failures: string[] = [];
     const started = performance.now();
@@ -129,6 +132,7 @@ export async function runProfile(
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const driver = process.cpuUsage(driverBefore);
     const cpuMs = meter.stop({
       ...Object.fromEntries(processPids().map(([name, pid]) => [name, [pid]])),
       postgresql: await dbPids(),
@@ -151,6 +155,7 @@ export async function runProfile(
       latenciesMs,
       aloneMs,
       cpuMs,
+      driverCpuMs: (driver.user + driver.system) / 1000,
       peakRssMiB: peak,
       dbStatements,
       redisCommands,
@@ -188,19 +193,19 @@ async function redisCommandStats(redis: Redis): Promise<Record<string, number>> 
 }
 
 /** pg_stat_statements of this database (null when the extension is not loaded). */
-async function statementStats(db: pg.Client, action: 'reset' | 'read'): Promise<{ calls: number; query: string }[] | null> {
+async function statementStats(db: pg.Client, action: 'reset' | 'read'): Promise<{ calls: number; ms: number; query: string }[] | null> {
   try {
     if (action === 'reset') {
       await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
       await db.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)');
       return [];
     }
-    const found = await db.query<{ calls: string; query: string }>(
-      `SELECT calls, query FROM pg_stat_statements
+    const found = await db.query<{ calls: string; ms: number; query: string }>(
+      `SELECT calls, total_exec_time + total_plan_time AS ms, query FROM pg_stat_statements
        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
        ORDER BY calls DESC`,
     );
-    return found.rows.map((row) => ({ calls: Number(row.calls), query: row.query.replace(/\s+/g, ' ').slice(0, 160) }));
+    return found.rows.map((row) => ({ calls: Number(row.calls), ms: row.ms, query: row.query.replace(/\s+/g, ' ').slice(0, 160) }));
   } catch {
     return null;
   }
