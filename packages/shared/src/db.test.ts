@@ -1,4 +1,4 @@
-import { createDb, isConnectionError } from './db';
+import { commitWith, createDb, isConnectionError, withTransaction } from './db';
 
 describe('isConnectionError', () => {
   it('recognises a database that could not be reached', () => {
@@ -29,6 +29,39 @@ describe('createDb', () => {
         await client.query('SELECT 1');
         const prepared = await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
         expect(prepared.rows.map((row) => row.statement)).toEqual([twice]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('commitWith', () => {
+  it("commits the transaction with its last statement, and keeps a failed one's earlier writes out", async () => {
+    const db = createDb(process.env.DATABASE_URL as string, { max: 1 });
+    try {
+      await db.query('CREATE TEMP TABLE IF NOT EXISTS commit_with (n int PRIMARY KEY)');
+      const inserted = await withTransaction(db, async (client) => {
+        await client.query('INSERT INTO commit_with VALUES ($1)', [1]);
+        return commitWith<{ n: number }>(client, 'INSERT INTO commit_with VALUES ($1) RETURNING n', [2]);
+      });
+      expect(inserted.rows).toEqual([{ n: 2 }]);
+
+      // A duplicate key fails the last statement: PostgreSQL answers its COMMIT with a rollback.
+      await expect(
+        withTransaction(db, async (client) => {
+          await client.query('INSERT INTO commit_with VALUES ($1)', [3]);
+          return commitWith(client, 'INSERT INTO commit_with VALUES ($1)', [2]);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+
+      // One pooled connection: a transaction left open would show here as rows not yet committed.
+      const client = await db.connect();
+      try {
+        expect(client.getTransactionStatus()).toBe('I');
+        expect((await client.query<{ n: number }>('SELECT n FROM commit_with ORDER BY n')).rows).toEqual([{ n: 1 }, { n: 2 }]);
       } finally {
         client.release();
       }

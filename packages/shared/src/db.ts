@@ -113,6 +113,31 @@ export async function together<T extends readonly unknown[]>(
   }
 }
 
+/**
+ * Runs the transaction's last statement with COMMIT right behind it: on a pipelined client both
+ * go out together, one round trip instead of two. Nothing may run in the transaction after it.
+ * In a transaction that already failed PostgreSQL answers the COMMIT with a rollback, and the
+ * statement's own error is what is thrown.
+ */
+export async function commitWith<R extends pg.QueryResultRow>(
+  client: DbClient,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  const [result] = await Promise.all([client.query<R>(text, values), client.query('COMMIT')]);
+  return result;
+}
+
+/** For code that takes a Queryable: its one statement is the transaction's last, committed with it (commitWith). */
+export function committingLast(client: DbClient): Queryable {
+  return { query: ((text: string, values: unknown[]) => commitWith(client, text, values)) as Queryable['query'] };
+}
+
+/** Commits the client's transaction, unless its last statement already did (commitWith). */
+export async function commit(client: DbClient): Promise<void> {
+  if (client.getTransactionStatus() !== 'I') await client.query('COMMIT');
+}
+
 /** Runs fn inside BEGIN/COMMIT, rolling back on any error. */
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
@@ -120,7 +145,7 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     const begun = begin(client);
     const result = await fn(client);
     await begun;
-    await client.query('COMMIT');
+    await commit(client);
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,7 @@
 import {
   DB_POOL_SIZE,
   begin,
+  commit,
   fail,
   getTool,
   isConnectionError,
@@ -35,8 +36,9 @@ export interface BuiltinCall {
 /** Where an attempt's outcome goes: the task rows and outbox of a turn, or a handler test. */
 export interface CallRecorder {
   /**
-   * Records the handler's result inside its transaction, before the commit; `afterCommit` holds
-   * what the handler asked to enqueue once its writes commit. Answers what to publish then.
+   * Records the handler's result inside its transaction, as its last statements (the last may
+   * carry the COMMIT, see commitWith); `afterCommit` holds what the handler asked to enqueue once
+   * its writes commit. Answers what to publish then.
    */
   record(client: DbClient, result: ToolResult, afterCommit: OutboxEntry[]): Promise<OutboxEntry[]>;
   /** After the commit: publishes what record answered. */
@@ -121,7 +123,7 @@ export class BuiltinTools {
       }
       await begun;
       const owed = await recorder.record(client, result, afterCommit);
-      await client.query('COMMIT');
+      await commit(client);
       await recorder.committed(owed);
       return { kind: 'done' };
     } catch (error) {

@@ -1,4 +1,5 @@
 import {
+  committingLast,
   type ChannelAddress,
   isFinal,
   outboxEvent,
@@ -8,6 +9,7 @@ import {
   withTransaction,
   type DbClient,
   type OutboxEntry,
+  type Queryable,
   type Runtime,
   type ToolResult,
 } from '@assistant/shared';
@@ -148,7 +150,8 @@ export class ToolRunner {
   /**
    * Finishes the task inside `client`'s transaction and queues its events and what comes next
    * (the step's next tool, or the turn's next step); answers what it queued (nothing when the
-   * task was already finished).
+   * task was already finished). It is the transaction's end: a success commits it here, and the
+   * caller's commit() sends no second COMMIT.
    */
   private async complete(
     client: DbClient,
@@ -182,7 +185,10 @@ export class ToolRunner {
     // first, or the turn stopped running), the `advance` goes instead. The turn row is locked
     // before the next task, the order a cancel takes them in. Nothing happens when the task was
     // already finished.
-    const completed = await client.query<{ entries: OutboxEntry[] }>(
+    // A success's statement is its transaction's last, so COMMIT goes out with it; a failure is
+    // counted after it, in the same transaction.
+    const db: Queryable = failed ? client : committingLast(client);
+    const completed = await db.query<{ entries: OutboxEntry[] }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
            duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int

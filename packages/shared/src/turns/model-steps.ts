@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UNFLUSHED_COMMIT, withTransaction, type Queryable } from '../db';
+import { committingLast, UNFLUSHED_COMMIT, withTransaction, type Queryable } from '../db';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
 import type { ModelUsage } from '../usage/usage-store';
@@ -147,16 +147,21 @@ export async function answer(
   ];
   const lane = laneAfter(turn.id, turn.session_id);
   const { recorded, queued } = await withTransaction(m.db, async (client) => {
-    await lockLanes(client, turn);
-    return recordStepRows(client, turn, {
-      claim,
-      usage: options.usage,
-      iterations: options.countIteration ? 1 : 0,
-      status,
-      messages: [{ role: 'assistant', content }],
-      entries,
-      ifQueued: [lane],
-    });
+    // The locks, the step's statement and the COMMIT go out together: PostgreSQL still runs them
+    // one after the other, so the statement's snapshot is taken once the locks are held.
+    const [, rows] = await Promise.all([
+      lockLanes(client, turn),
+      recordStepRows(committingLast(client), turn, {
+        claim,
+        usage: options.usage,
+        iterations: options.countIteration ? 1 : 0,
+        status,
+        messages: [{ role: 'assistant', content }],
+        entries,
+        ifQueued: [lane],
+      }),
+    ]);
+    return rows;
   });
   if (!recorded) return false;
   await m.outbox.publish(turn.id, turn.origin, queued ? [...entries, lane] : entries);
