@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MediaRef } from '../channels/media-download';
-import type { DbClient } from '../db';
 import type { Config } from '../env';
-import { withTransaction } from '../db';
+import { committingLast, withTransaction, type DbClient, type Queryable } from '../db';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
@@ -39,7 +38,13 @@ export function laneSettings(config: Pick<Config, 'MAX_ACTIVE_TURNS_PER_USER' | 
  * session's lane. Either way what it owes is in its outbox, written with the row; the caller
  * publishes those entries after the commit.
  */
-export async function createTurn(client: DbClient, lane: LaneSettings, input: NewTurn): Promise<{ id: string; owed: OutboxEntry[] }> {
+export async function createTurn(
+  client: DbClient,
+  lane: LaneSettings,
+  input: NewTurn,
+  /** The turn's row is the transaction's last statement: it goes out with the COMMIT (commitWith). */
+  last = false,
+): Promise<{ id: string; owed: OutboxEntry[] }> {
   const id = randomUUID();
   const started = startEntries(input.sessionId, id, input.sessionKey, lane);
   const queued = [
@@ -52,7 +57,8 @@ export async function createTurn(client: DbClient, lane: LaneSettings, input: Ne
   // A turn that starts takes the preferences in force now, as activateNext's start does, and
   // its user message goes into the conversation with it. `s` is decided once: inlined, the
   // count would run for each of the six columns that ask it.
-  const inserted = await client.query<{ status: string }>(
+  const db: Queryable = last ? committingLast(client) : client;
+  const inserted = await db.query<{ status: string }>(
     `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts),
      turn AS (
        INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,

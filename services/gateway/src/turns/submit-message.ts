@@ -46,7 +46,13 @@ export interface PlacedMessage {
  * turn: started at once when its lane is free, else `queued` (createTurn). The caller flushes
  * the touched turns' outboxes after committing.
  */
-export async function insertTurn(client: DbClient, config: Config, input: TurnInput): Promise<PlacedMessage> {
+export async function insertTurn(
+  client: DbClient,
+  config: Config,
+  input: TurnInput,
+  /** Nothing follows in the caller's transaction: a new turn's row goes out with the COMMIT. */
+  last = false,
+): Promise<PlacedMessage> {
   const session = await client.query<{ id: string }>(
     `INSERT INTO sessions (user_id, session_key) VALUES ($1, $2)
      ON CONFLICT (user_id, session_key) WHERE archived_at IS NULL DO UPDATE SET last_activity_at = NOW()
@@ -58,15 +64,20 @@ export async function insertTurn(client: DbClient, config: Config, input: TurnIn
   const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
   const busy = await applyIfBusy(client, sessionId, ifBusy, input);
   if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
-  const { id, owed } = await createTurn(client, laneSettings(config), {
-    userId: input.userId,
-    sessionId,
-    sessionKey: input.sessionKey,
-    text: input.text,
-    origin: input.origin,
-    attachment: input.attachment,
-    startAfterMs: input.startAfterMs,
-  });
+  const { id, owed } = await createTurn(
+    client,
+    laneSettings(config),
+    {
+      userId: input.userId,
+      sessionId,
+      sessionKey: input.sessionKey,
+      text: input.text,
+      origin: input.origin,
+      attachment: input.attachment,
+      startAfterMs: input.startAfterMs,
+    },
+    last,
+  );
   return { turnId: id, touched: [id, ...busy.cancelled], owed };
 }
 
@@ -75,7 +86,7 @@ export async function insertTurn(client: DbClient, config: Config, input: TurnIn
  * written only when it starts, so a client that connects to events_url right away misses nothing.
  */
 export async function submitMessage(runtime: Runtime, input: TurnInput): Promise<SubmittedMessage> {
-  const { turnId, touched, owed } = await withTransaction(runtime.db, (client) => insertTurn(client, runtime.config, input));
+  const { turnId, touched, owed } = await withTransaction(runtime.db, (client) => insertTurn(client, runtime.config, input, true));
   // The cancelled turns' `done` and lane jobs first: the new turn starts when their lanes clear.
   for (const id of touched.slice(1)) await runtime.outbox.flush(id);
   if (owed) await runtime.outbox.publish(turnId, input.origin ?? null, owed);
