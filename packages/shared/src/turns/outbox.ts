@@ -103,25 +103,25 @@ export class OutboxPublisher {
       turnId,
       events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
     );
-    for (const entry of entries) {
-      if (entry.kind === 'event') {
+    // The jobs all at once, one round trip: they wait for nothing but the events, and each has
+    // its own deterministic id, so whichever of them a failure leaves out is added on the retry.
+    await Promise.all(
+      entries.map((entry) => {
+        if (entry.kind === 'job') return addOutboxJob(this.queues, entry);
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
-        if (origin && isChannelEvent(entry.event)) {
-          await addJob(
-            this.queues,
-            'deliveries',
-            'turn-event',
-            { turnId, to: origin, event: entry.event },
-            {
-              jobId: jobId('deliver', entry.key),
-            },
-          );
-        }
-      } else {
-        await addOutboxJob(this.queues, entry);
-      }
-    }
+        if (!origin || !isChannelEvent(entry.event)) return Promise.resolve();
+        return addJob(
+          this.queues,
+          'deliveries',
+          'turn-event',
+          { turnId, to: origin, event: entry.event },
+          {
+            jobId: jobId('deliver', entry.key),
+          },
+        );
+      }),
+    );
     // Unflushed: if a database crash loses the removal, the entries are published again, as
     // after a process killed before this line.
     await this.db.query(
