@@ -128,9 +128,12 @@ export async function commitWith<R extends pg.QueryResultRow>(
   return result;
 }
 
-/** For code that takes a Queryable: its one statement is the transaction's last, committed with it (commitWith). */
-export function committingLast(client: DbClient): Queryable {
-  return { query: ((text: string, values: unknown[]) => commitWith(client, text, values)) as Queryable['query'] };
+/**
+ * For code that takes a Queryable and runs one statement: when `last`, that statement is the
+ * transaction's last and is committed with it (commitWith); otherwise the client itself.
+ */
+export function committingLast(client: DbClient, last = true): Queryable {
+  return last ? { query: ((text: string, values: unknown[]) => commitWith(client, text, values)) as Queryable['query'] } : client;
 }
 
 /** Commits the client's transaction, unless its last statement already did (commitWith). */

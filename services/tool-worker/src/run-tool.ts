@@ -9,7 +9,6 @@ import {
   withTransaction,
   type DbClient,
   type OutboxEntry,
-  type Queryable,
   type Runtime,
   type ToolResult,
 } from '@assistant/shared';
@@ -187,8 +186,7 @@ export class ToolRunner {
     // already finished.
     // A success's statement is its transaction's last, so COMMIT goes out with it; a failure is
     // counted after it, in the same transaction.
-    const db: Queryable = failed ? client : committingLast(client);
-    const completed = await db.query<{ entries: OutboxEntry[] }>(
+    const completed = await committingLast(client, !failed).query<{ entries: OutboxEntry[] }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
            duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int

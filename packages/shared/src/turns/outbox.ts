@@ -106,20 +106,20 @@ export class OutboxPublisher {
     // The jobs all at once, one round trip: they wait for nothing but the events, and each has
     // its own deterministic id, so whichever of them a failure leaves out is added on the retry.
     await Promise.all(
-      entries.map((entry) => {
-        if (entry.kind === 'job') return addOutboxJob(this.queues, entry);
+      entries.flatMap((entry) => {
+        if (entry.kind === 'job') return [addOutboxJob(this.queues, entry)];
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
-        if (!origin || !isChannelEvent(entry.event)) return Promise.resolve();
-        return addJob(
-          this.queues,
-          'deliveries',
-          'turn-event',
-          { turnId, to: origin, event: entry.event },
-          {
-            jobId: jobId('deliver', entry.key),
-          },
-        );
+        if (!origin || !isChannelEvent(entry.event)) return [];
+        return [
+          addJob(
+            this.queues,
+            'deliveries',
+            'turn-event',
+            { turnId, to: origin, event: entry.event },
+            { jobId: jobId('deliver', entry.key) },
+          ),
+        ];
       }),
     );
     // Unflushed: if a database crash loses the removal, the entries are published again, as

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MediaRef } from '../channels/media-download';
 import type { Config } from '../env';
-import { committingLast, withTransaction, type DbClient, type Queryable } from '../db';
+import { committingLast, withTransaction, type DbClient } from '../db';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
@@ -57,8 +57,7 @@ export async function createTurn(
   // A turn that starts takes the preferences in force now, as activateNext's start does, and
   // its user message goes into the conversation with it. `s` is decided once: inlined, the
   // count would run for each of the six columns that ask it.
-  const db: Queryable = last ? committingLast(client) : client;
-  const inserted = await db.query<{ status: string }>(
+  const inserted = await committingLast(client, last).query<{ status: string }>(
     `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts),
      turn AS (
        INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,
