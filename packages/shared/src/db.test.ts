@@ -1,4 +1,5 @@
-import { commitWith, createDb, isConnectionError, withTransaction } from './db';
+import type { Socket } from 'node:net';
+import { begin, commitWith, createDb, isConnectionError, withTransaction } from './db';
 
 describe('isConnectionError', () => {
   it('recognises a database that could not be reached', () => {
@@ -29,6 +30,36 @@ describe('createDb', () => {
         await client.query('SELECT 1');
         const prepared = await client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
         expect(prepared.rows.map((row) => row.statement)).toEqual([twice]);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('sends a pipelined transaction in one write', async () => {
+    const db = createDb(process.env.DATABASE_URL as string, { max: 1 });
+    try {
+      const client = await db.connect();
+      try {
+        const socket = client.connection.stream as Socket;
+        let writes = 0;
+        const write = socket._write.bind(socket);
+        const writev = socket._writev?.bind(socket);
+        socket._write = (chunk, encoding, callback) => {
+          writes += 1;
+          write(chunk, encoding, callback);
+        };
+        socket._writev = (chunks, callback) => {
+          writes += 1;
+          writev?.(chunks, callback);
+        };
+        const begun = begin(client);
+        const result = await commitWith<{ n: number }>(client, 'SELECT $1::int AS n', [7]);
+        await begun;
+        expect(result.rows[0]?.n).toBe(7);
+        expect(writes).toBe(1);
       } finally {
         client.release();
       }

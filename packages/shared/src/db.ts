@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { Socket } from 'node:net';
 import pg from 'pg';
+import { coalesceWrites } from './socket-writes';
 
 export type Db = pg.Pool;
 export type DbClient = pg.PoolClient;
@@ -65,6 +67,12 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
     // Every statement is bounded; tool transactions lower this further with SET LOCAL.
     statement_timeout: 30_000,
     keepAlive: true,
+    // A pipelined transaction's messages leave in one write.
+    stream: () => {
+      const socket = new Socket();
+      socket.once('connect', () => coalesceWrites(socket));
+      return socket;
+    },
   });
   // An idle client losing its connection (a PostgreSQL restart) must not crash the process:
   // the pool drops it and opens a new one on the next query.

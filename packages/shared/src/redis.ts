@@ -1,5 +1,6 @@
 import { Redis, type ChainableCommander } from 'ioredis';
 import { withTimeout } from './db';
+import { coalesceWrites } from './socket-writes';
 
 export { Redis };
 
@@ -8,11 +9,13 @@ export { Redis };
  * failing (BullMQ requires maxRetriesPerRequest: null).
  */
 export function createWorkerRedis(url: string): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: null,
-    enableReadyCheck: true,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
+  return coalescing(
+    new Redis(url, {
+      maxRetriesPerRequest: null,
+      enableReadyCheck: true,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    }),
+  );
 }
 
 /**
@@ -20,13 +23,21 @@ export function createWorkerRedis(url: string): Redis {
  * request answers 503 instead of hanging; reconnects by itself in the background.
  */
 export function createClientRedis(url: string): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
-    connectTimeout: 2_000,
-    commandTimeout: 5_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
+  return coalescing(
+    new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+      connectTimeout: 2_000,
+      commandTimeout: 5_000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    }),
+  );
+}
+
+/** Commands sent within one tick leave in one write, on every socket the connection opens. */
+function coalescing(redis: Redis): Redis {
+  redis.on('connect', () => coalesceWrites(redis.stream));
+  return redis;
 }
 
 export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<void> {
