@@ -11,8 +11,6 @@ export interface StepUser {
   assistant: AssistantIdentity;
   profile: Profile;
   timeZone: string;
-  /** Whether the request gets the user's documents that match the message (`use_rag_by_default`). */
-  useRag: boolean;
   allowance: Allowance;
 }
 
@@ -32,7 +30,6 @@ interface StepRow extends AllowanceRow {
   assistant_tone: string | null;
   assistant_vibe: string | null;
   timezone: string | null;
-  use_rag_by_default: boolean | null;
   has_profile: boolean;
   pitfalls: Pitfall[];
 }
@@ -53,7 +50,7 @@ export async function loadStepInput(
   const [found, recent] = await Promise.all([
     db.query<StepRow & ProfileRow>(
       `SELECT u.assistant_name, u.assistant_emoji, u.assistant_creature, u.assistant_tone, u.assistant_vibe, ${ALLOWANCE_COLUMNS},
-         p.timezone, p.use_rag_by_default, m.user_id IS NOT NULL AS has_profile, ${PROFILE_COLUMNS.map((column) => `m.${column}`).join(', ')},
+         p.timezone, m.user_id IS NOT NULL AS has_profile, ${PROFILE_COLUMNS.map((column) => `m.${column}`).join(', ')},
          ${pitfallsJson('u.id', '$2', '$3')} AS pitfalls
        FROM users u
        LEFT JOIN user_preferences p ON p.user_id = u.id
@@ -80,7 +77,6 @@ export async function loadStepInput(
       },
       profile: toProfile(row?.has_profile ? row : undefined),
       timeZone: row?.timezone ?? 'UTC',
-      useRag: row?.use_rag_by_default !== false,
       allowance: allowanceOf(row, options.defaultBudget),
     },
     history: recent.rows,

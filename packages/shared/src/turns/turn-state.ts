@@ -21,6 +21,8 @@ export interface TurnRow {
   attachment?: MediaRef | null;
   /** The chat the turn came from, if any: its events are delivered there too. */
   origin: ChannelAddress | null;
+  /** The user's `use_rag_by_default` as the turn was read: its model requests get the documents that match it. */
+  use_rag: boolean;
 }
 
 export interface TaskRow {
@@ -58,12 +60,14 @@ export interface TurnState {
 }
 
 export async function loadTurnState(db: Queryable, turnId: string): Promise<TurnState | undefined> {
-  // One round trip: the turn with the tasks of its latest iteration as a JSON array.
+  // One round trip: the turn with the tasks of its latest iteration as a JSON array, and whether
+  // its user wants retrieval (so a model step can search along with its claim).
   const found = await db.query<TurnRow & { tasks: TaskRow[]; outbox: OutboxEntry[] }>(
     `SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
             array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
             COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
             t.model, t.version, t.claim, t.attachment, t.origin, t.outbox,
+            COALESCE((SELECT p.use_rag_by_default FROM user_preferences p WHERE p.user_id = t.user_id), true) AS use_rag,
             COALESCE((SELECT json_agg(json_build_object(
                 'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
                 'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,

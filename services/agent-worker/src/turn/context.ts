@@ -7,12 +7,11 @@ import {
   sessionKind,
   toolSummary,
   type McpToolEntry,
-  type Queryable,
+  type RelevantDocument,
   type StepInput,
   type StoredMessage,
 } from '@assistant/shared';
 import type { ChatMessage } from '../llm/chat-model';
-import { relevantDocuments } from './relevant-documents';
 import type { TurnRow } from '@assistant/shared';
 
 /** How many of a session's latest messages are read to build the history window. */
@@ -34,14 +33,13 @@ export function pitfallTools(mcpTools: readonly McpToolEntry[]): string[] {
  * prefix (docs/memory.md#request-layout): the system prompt (what changes rarely), the history (each message rendered
  * as in every earlier request), then the turn's context right before the newest user message.
  */
-export async function buildModelMessages(
-  db: Queryable,
+export function buildModelMessages(
   turn: TurnRow,
   { user, history: stored, pitfalls }: StepInput,
+  documents: RelevantDocument[] | null,
   historyTokenBudget: number,
   mcpTools: readonly McpToolEntry[] = [],
-): Promise<ChatMessage[]> {
-  const documents = await relevantDocuments(db, turn, user.useRag);
+): ChatMessage[] {
   const system = buildSystemPrompt({
     assistant: user.assistant,
     profile: user.profile,

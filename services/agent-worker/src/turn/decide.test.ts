@@ -15,6 +15,7 @@ const turn = (overrides: Partial<TurnRow> = {}): TurnRow => ({
   version: 1,
   claim: null,
   origin: null,
+  use_rag: true,
   ...overrides,
 });
 

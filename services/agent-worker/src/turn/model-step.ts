@@ -19,6 +19,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
 import { buildModelMessages, HISTORY_ROWS, PITFALLS_SHOWN, pitfallTools } from './context';
 import { LOOP_LENGTH, repeatedCall } from './repeated-calls';
+import { relevantDocuments } from './relevant-documents';
 import { TokenStream } from './token-stream';
 import type { TurnPhotos } from './turn-photo';
 import { boundedTokens, screenContent, screenToolCalls } from './untrusted-output';
@@ -57,8 +58,9 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const outcome = await deps.modelCalls.use(async () => {
     // Read on every step, also the last: the system prompt lists them and must not change for it.
     const mcpTools = await deps.mcp.tools();
-    // The claim and the call's input in one round trip; the input is used only if the claim is ours.
-    const [claimed, input] = await together(
+    // The claim, the call's input and the turn's documents in one round trip; they are used only if
+    // the claim is ours.
+    const [claimed, input, documents] = await together(
       deps.machine.db,
       (client) => claimModelCall(client, state, claim),
       (client) =>
@@ -67,11 +69,12 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
           { userId: turn.user_id, sessionId: turn.session_id },
           { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, historyRows: HISTORY_ROWS },
         ),
+      (client) => relevantDocuments(client, turn),
     );
     if (!claimed) return 'unclaimed';
     const { user } = input;
     if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
-    const messages = await buildModelMessages(deps.machine.db, turn, input, deps.historyTokenBudget, mcpTools);
+    const messages = buildModelMessages(turn, input, documents, deps.historyTokenBudget, mcpTools);
     const tokens = new TokenStream((deltas) =>
       deps.events.emitMany(
         turn.id,

@@ -10,8 +10,8 @@ export const RAG_LIMITS = { documents: 5, snippetChars: 600, budgetChars: 3_000 
  * refs of the turn's session. Null when the user turned `use_rag_by_default` off, and always in a
  * group session: a user's documents are private, and the group could ask the model to quote them.
  */
-export async function relevantDocuments(db: Queryable, turn: TurnRow, useRag: boolean): Promise<RelevantDocument[] | null> {
-  if (sessionKind(turn.session_key) === 'group' || !useRag) return null;
+export async function relevantDocuments(db: Queryable, turn: TurnRow): Promise<RelevantDocument[] | null> {
+  if (sessionKind(turn.session_key) === 'group' || !turn.use_rag) return null;
   // Read for the turn's first step and kept for its others (on this worker): they answer the same
   // message, and a context that stays the same from step to step keeps the request's prefix cacheable.
   let found = turnDocuments.get(turn.id);
