@@ -6,6 +6,7 @@ import { FakeModel } from './lib/fake-model';
 import { bareRoundTrip } from './lib/bench/bare-round-trip';
 import { runProfile, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
 import { startPrivateRedis } from './lib/bench/private-redis';
+import type { Usage } from './lib/bench/process-usage';
 
 /**
  * `npm run bench` (docs: README "Benchmark"): the whole system on this machine, fresh processes
@@ -41,7 +42,9 @@ const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** di
 function report(options: ProfileOptions, result: ProfileResult, bareP50: number) {
   const done = result.turns - result.failed;
   const turnsPerSecond = round(done / result.seconds);
-  const cpuTotal = Object.values(result.cpuMs).reduce((a, b) => a + b, 0);
+  const cpuTotal = Object.values(result.usage).reduce((sum, usage) => sum + usage.cpuMs, 0);
+  const perTurn = (key: keyof Usage) =>
+    Object.fromEntries(Object.entries(result.usage).map(([name, usage]) => [name, round(usage[key] / Math.max(1, done))]));
   const statements = result.dbStatements?.reduce((sum, row) => sum + row.calls, 0);
   return {
     users: options.users,
@@ -59,7 +62,11 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
     cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
     prompt_prefix_share: round(result.promptPrefixShare, 3),
-    cpu_ms_per_turn_by_process: Object.fromEntries(Object.entries(result.cpuMs).map(([k, v]) => [k, round(v / Math.max(1, done))])),
+    cpu_ms_per_turn_by_process: perTurn('cpuMs'),
+    // What the CPU goes to between processes: each message sent is a write, each one waited for a wake-up
+    // (PostgreSQL sends with send(), which the kernel does not count as a write).
+    writes_per_turn_by_process: perTurn('writes'),
+    wakeups_per_turn_by_process: perTurn('wakeups'),
     // The machine's other tenant: the fake model and the users' clients share these two cores.
     driver_cpu_ms_per_turn: round(result.driverCpuMs / Math.max(1, done)),
     peak_rss_mib: result.peakRssMiB,

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Api } from '../api';
 import { lastMessage, prefixShares, type FakeModel } from '../fake-model';
 import { TestSystem } from '../system';
-import { CpuMeter, peakRssMiB } from './process-usage';
+import { peakRssMiB, UsageMeter, type Usage } from './process-usage';
 
 export interface ProfileOptions {
   users: number;
@@ -22,8 +22,8 @@ export interface ProfileResult {
   seconds: number;
   latenciesMs: number[];
   aloneMs: number[];
-  cpuMs: Record<string, number>;
-  /** CPU of the bench's own process (the fake model and the users' HTTP and SSE clients), not counted in cpuMs. */
+  usage: Record<string, Usage>;
+  /** CPU of the bench's own process (the fake model and the users' HTTP and SSE clients), not counted in usage. */
   driverCpuMs: number;
   peakRssMiB: Record<string, number | null>;
   dbStatements: { calls: number; ms: number; query: string }[] | null;
@@ -115,7 +115,7 @@ export async function runProfile(
       (
         await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
       ).rows.map((row) => row.pid);
-    const meter = new CpuMeter();
+    const meter = new UsageMeter();
     meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
 
     const driverBefore = process.cpuUsage();
@@ -133,7 +133,7 @@ export async function runProfile(
     );
     const seconds = (performance.now() - started) / 1000;
     const driver = process.cpuUsage(driverBefore);
-    const cpuMs = meter.stop({
+    const usage = meter.stop({
       ...Object.fromEntries(processPids().map(([name, pid]) => [name, [pid]])),
       postgresql: await dbPids(),
       ...(infra.redisPid ? { redis: [infra.redisPid] } : {}),
@@ -154,7 +154,7 @@ export async function runProfile(
       seconds,
       latenciesMs,
       aloneMs,
-      cpuMs,
+      usage,
       driverCpuMs: (driver.user + driver.system) / 1000,
       peakRssMiB: peak,
       dbStatements,
