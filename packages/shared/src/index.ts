@@ -2,6 +2,7 @@ export * from './env';
 export * from './logger';
 export * from './db';
 export * from './redis';
+export * from './socket-writes';
 export * from './queues';
 export * from './jobs';
 export * from './events';

@@ -1,6 +1,6 @@
 import type { Response, Router } from 'express';
 import { z } from 'zod';
-import { isFinal, type Runtime } from '@assistant/shared';
+import { coalesceWrites, isFinal, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
@@ -68,6 +68,8 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
         Connection: 'keep-alive',
         'X-Accel-Buffering': 'no',
       });
+      // The events one read brings go out in one write.
+      coalesceWrites(res);
       res.write(': connected\n\n'); // sent with the headers
       openStreams.add(res);
 
@@ -84,11 +86,6 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       };
       const deliver = (event: StreamedEvent) => {
         if (closed) return;
-        // The events one read brings go out in one write.
-        if (res.writableCorked === 0) {
-          res.cork();
-          process.nextTick(() => res.uncork());
-        }
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
         if (event.type === 'done') close();
       };
