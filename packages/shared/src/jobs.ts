@@ -12,6 +12,12 @@ export type ChannelAddress = z.infer<typeof channelAddressSchema>;
 export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
 
 /**
+ * The outbox entries of the batch that queued a turn's job, published before it: the job's load
+ * removes them from the turn's outbox (turns/outbox.ts, `OutboxPublisher.publish`).
+ */
+const publishedKeys = z.array(z.string().max(100)).max(1_000).optional();
+
+/**
  * Every queue, its jobs and their payloads: the one list of queue and job names (both are data
  * stored in Redis, so renaming one needs a migration plan). Payloads are parsed when enqueued and
  * again when a worker takes them; fields are added as optional so jobs already waiting in Redis
@@ -22,12 +28,12 @@ export const jobCatalog = {
     /** Start the oldest queued turn of a session if none of its turns is active. */
     lane: z.object({ sessionId: z.uuid() }),
     /** Run the next step of a turn's state machine. */
-    advance: z.object({ turnId: z.uuid() }),
+    advance: z.object({ turnId: z.uuid(), published: publishedKeys }),
     /** Expire an approval nobody answered within APPROVAL_TTL_SECONDS. */
     'expire-approval': z.object({ approvalId: z.uuid() }),
   },
   'tool-calls': {
-    'run-tool': z.object({ taskId: z.uuid(), turnId: z.uuid() }),
+    'run-tool': z.object({ taskId: z.uuid(), turnId: z.uuid(), published: publishedKeys }),
   },
   deliveries: {
     /** A turn event for the chat the turn came from, queued by the outbox publisher (id: `deliver.<entry key>`). */

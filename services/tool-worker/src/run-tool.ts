@@ -4,6 +4,7 @@ import {
   isFinal,
   outboxEvent,
   outboxJob,
+  outboxRemoval,
   nextTaskSql,
   stripUuids,
   withTransaction,
@@ -58,24 +59,28 @@ export class ToolRunner {
   /**
    * Runs the job's task, then each task a finished one handed on to. A re-run (a retry, or the
    * job taken up after a crash) starts from whichever of them is still running; when none is,
-   * it only republishes what the turn's outbox holds.
+   * it only republishes what the turn's outbox holds. `published`: the batch that queued the job.
    */
-  async run(jobTaskId: string): Promise<void> {
+  async run(jobTaskId: string, published: string[] = []): Promise<void> {
     const ran = new Set<string>();
+    // Published entries the next load removes: first the batch that queued this job, then a
+    // task's own once it handed on to the next (no job carries them, see OutboxPublisher.publish).
+    let removeNext = published;
     for (;;) {
-      const task = await this.load(jobTaskId);
+      const task = await this.load(jobTaskId, removeNext);
       if (!task || task.status !== 'in_progress' || isFinal(task.turn_status) || ran.has(task.id)) {
         if (task && ran.size === 0) await this.runtime.outbox.flush(task.turn_id);
         return;
       }
       ran.add(task.id);
-      await this.runTask(task);
+      removeNext = await this.runTask(task);
       // Only a task with another after it in its step can have handed on to it.
-      if (task.next_id === null) return;
+      if (task.next_id === null) return this.runtime.outbox.remove(task.turn_id, removeNext);
     }
   }
 
-  private async runTask(task: ToolTask): Promise<void> {
+  /** Answers the keys of what it published that are left for the job's next load to remove. */
+  private async runTask(task: ToolTask): Promise<string[]> {
     const { events } = this.runtime;
     const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
     await events.emitMany(task.turn_id, [
@@ -83,9 +88,15 @@ export class ToolRunner {
       { event: { type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, dedupeKey: `${task.id}:start` },
     ]);
 
+    let left: string[] = [];
     const plan = this.mcp.owns(task.tool_name)
-      ? await this.mcp.plan(task, (result) => this.finish(task, result, null))
-      : this.builtins.plan(builtinCall(task), this.recorder(task));
+      ? await this.mcp.plan(task, async (result) => {
+          left = await this.finish(task, result, null);
+        })
+      : this.builtins.plan(
+          builtinCall(task),
+          this.recorder(task, (keys) => (left = keys)),
+        );
     if ('refusal' in plan) return this.finish(task, plan.refusal.result, plan.refusal.failure);
     const problem = await runAttempts(plan, {
       failed: async (attempt, outcome, reason) => {
@@ -108,41 +119,56 @@ export class ToolRunner {
           `${task.id}:retry:${attempt}`,
         ),
     });
-    if (problem !== undefined) await this.giveUp(task, problem, plan.maxAttempts);
+    return problem === undefined ? left : this.giveUp(task, problem, plan.maxAttempts);
   }
 
   /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
-  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<void> {
-    await this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
+  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<string[]> {
+    return this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
   }
 
-  /** Records the task's result in a transaction of its own, then publishes what that owes. */
-  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<void> {
+  /**
+   * Records the task's result in a transaction of its own, then publishes what that owes;
+   * answers the keys left for the job's next load to remove (see publish()).
+   */
+  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<string[]> {
     const owed = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
-    await this.runtime.outbox.publish(task.turn_id, task.origin, owed);
+    return this.publish(task, owed);
   }
 
-  /** The job's running task (its own, or one handed on within it), else its own task. */
-  async load(jobTaskId: string): Promise<ToolTask | undefined> {
+  /**
+   * Publishes what a task's completion owes. When it handed on to the step's next task, no job
+   * carries its removal, and the job's next load (of that task) removes it: its keys are answered.
+   */
+  private publish(task: ToolTask, owed: OutboxEntry[]): Promise<string[]> {
+    return this.runtime.outbox.publish(task.turn_id, task.origin, owed, 'next-load');
+  }
+
+  /**
+   * The job's running task (its own, or one handed on within it), else its own task. The same
+   * statement removes the `published` entries from the turn's outbox.
+   */
+  async load(jobTaskId: string, published: string[] = []): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
-      `SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
+      `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')})
+       SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
               t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
               ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
        FROM tasks k JOIN turns t ON t.id = k.turn_id
        WHERE k.turn_id = (SELECT turn_id FROM tasks WHERE id = $1) AND (k.id = $1 OR k.run_by = $1)
        ORDER BY k.status = 'in_progress' DESC, k.id = $1 DESC, k.position
        LIMIT 1`,
-      [jobTaskId],
+      [jobTaskId, published],
     );
     return found.rows[0];
   }
 
   /** A built-in tool's attempt completes the task in its own transaction and publishes once that commits. */
-  private recorder(task: ToolTask): CallRecorder {
+  private recorder(task: ToolTask, left: (keys: string[]) => void): CallRecorder {
     return {
       record: (client, result, afterCommit) => this.complete(client, task, result, null, afterCommit),
-      committed: (owed) => this.runtime.outbox.publish(task.turn_id, task.origin, owed),
-      invalid: (result) => this.finish(task, result, 'invalid'),
+      committed: async (owed) => left(await this.publish(task, owed)),
+      invalid: async (result) => left(await this.finish(task, result, 'invalid')),
     };
   }
 

@@ -7,9 +7,9 @@ import { ToolRunner } from './run-tool';
 export function createToolProcessor(runtime: Runtime, mcp: McpHub): JobProcessor<'tool-calls'> {
   const runner = new ToolRunner(runtime, new McpToolCaller(runtime, mcp));
   return jobProcessor('tool-calls', {
-    'run-tool': async ({ taskId }, job) => {
+    'run-tool': async ({ taskId, published }, job) => {
       try {
-        await runner.run(taskId);
+        await runner.run(taskId, published);
       } catch (error) {
         if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
         runtime.logger.error({ err: error, taskId }, 'tool job out of attempts');

@@ -4,20 +4,35 @@ import type { Runtime } from '../runtime';
  * The safety net under the outbox: a process that dies between a commit and its publish leaves
  * entries behind, and nothing else may touch that turn again (a message accepted by a gateway
  * that then died has no job yet). Every interval this looks for turns with pending entries and
- * publishes those it already saw pending last time, so it never races the normal path on fresh
- * entries. Publishing twice is harmless anyway (deduplicated events, deterministic job ids).
+ * publishes those whose first entry it already saw pending last time, so it never races the
+ * normal path on fresh entries, nor on a batch waiting for its job to load the turn and remove
+ * it. Publishing twice is harmless anyway (deduplicated events, deterministic job ids).
  */
-export function startOutboxSweeper(runtime: Pick<Runtime, 'db' | 'outbox' | 'logger'>, intervalMs = 5_000): () => void {
-  let suspects = new Set<string>();
+export function startOutboxSweeper(runtime: SweeperRuntime, intervalMs = 5_000): () => void {
+  const sweep = outboxSweep(runtime);
+  const timer = setInterval(() => void sweep(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+type SweeperRuntime = Pick<Runtime, 'db' | 'outbox' | 'logger'>;
+
+/** One pass of the sweeper each time it is called (a pass still running makes it a no-op). */
+export function outboxSweep(runtime: SweeperRuntime): () => Promise<void> {
+  // Each turn with pending entries, by the key of its first one: a turn that moves on between two
+  // sweeps (each batch removed by the next job's load) never shows the same first entry twice.
+  let suspects = new Map<string, string>();
   let sweeping = false;
-  const sweep = async () => {
+  return async () => {
     if (sweeping) return;
     sweeping = true;
     try {
-      const found = await runtime.db.query<{ id: string }>(`SELECT id FROM turns WHERE outbox <> '[]'::jsonb LIMIT 500`);
-      const pending = new Set(found.rows.map((row) => row.id));
-      for (const turnId of pending) {
-        if (!suspects.has(turnId)) continue;
+      const found = await runtime.db.query<{ id: string; first: string }>(
+        `SELECT id, outbox->0->>'key' AS first FROM turns WHERE outbox <> '[]'::jsonb LIMIT 500`,
+      );
+      const pending = new Map(found.rows.map((row) => [row.id, row.first]));
+      for (const [turnId, first] of pending) {
+        if (suspects.get(turnId) !== first) continue;
         runtime.logger.warn({ turnId }, 'publishing a turn outbox left behind');
         await runtime.outbox.flush(turnId);
       }
@@ -28,7 +43,4 @@ export function startOutboxSweeper(runtime: Pick<Runtime, 'db' | 'outbox' | 'log
       sweeping = false;
     }
   };
-  const timer = setInterval(() => void sweep(), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

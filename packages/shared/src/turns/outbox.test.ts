@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { publishing } from '../../../../tests/helpers/publishing';
-import { appendOutbox, outboxEvent, type OutboxEntry } from './outbox';
+import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
+import { loadTurnState } from './turn-state';
 
 /** Channel copies of a turn's events: queued by the publisher, once, only for channel turns. */
 const { db, queues, outbox: publisher, close } = publishing('outbox');
@@ -53,5 +55,71 @@ describe('OutboxPublisher channel deliveries', () => {
     await appendOutbox(db, turnId, [outboxEvent({ type: 'message', role: 'assistant', content: 'Hello' })]);
     await publisher.flush(turnId);
     expect(await deliveriesOf(turnId)).toHaveLength(0);
+  });
+});
+
+describe('OutboxPublisher removal', () => {
+  const outboxOf = async (turnId: string) =>
+    (await db.query<{ outbox: OutboxEntry[] }>('SELECT outbox FROM turns WHERE id = $1', [turnId])).rows[0]?.outbox.map(
+      (entry) => entry.key,
+    );
+
+  it("hands a batch's removal to its one next-step job, added last with the batch's keys, and that job's load removes it", async () => {
+    const turnId = await turnWith(null);
+    const leftover = outboxEvent({ type: 'token', delta: 'left over' });
+    await appendOutbox(db, turnId, [leftover]);
+    const digest = outboxJob('session-digests', 'digest', { sessionId: randomUUID() }, { jobId: `digest.${randomUUID()}` });
+    const advance = outboxJob('agent-turns', 'advance', { turnId });
+    const batch = [outboxEvent({ type: 'turn_started', session_key: 'agent:main:main' }), advance, digest];
+    await appendOutbox(db, turnId, batch);
+
+    expect(await publisher.publish(turnId, null, batch)).toEqual([]);
+    const job = await queues['agent-turns'].getJob(advance.jobId);
+    expect(job?.data).toEqual({ turnId, published: batch.map((entry) => entry.key) });
+    // Added before the carrier, so it exists whenever the carrier does.
+    expect(await queues['session-digests'].getJob(digest.jobId)).toBeDefined();
+    expect(await outboxOf(turnId)).toEqual([leftover.key, ...batch.map((entry) => entry.key)]);
+
+    const state = await loadTurnState(db, turnId, job?.data.published);
+    expect(state?.outbox.map((entry) => entry.key)).toEqual([leftover.key]);
+    expect(await outboxOf(turnId)).toEqual([leftover.key]);
+    // Run again (parked, retried), the same load writes nothing.
+    const version = async () => (await db.query<{ xmin: string }>('SELECT xmin FROM turns WHERE id = $1', [turnId])).rows[0]?.xmin;
+    const before = await version();
+    await loadTurnState(db, turnId, job?.data.published);
+    expect(await version()).toBe(before);
+  });
+
+  it('removes a batch itself when no job can carry it: none, a delayed one, or two', async () => {
+    const turnId = await turnWith(null);
+    const batches = [
+      [outboxEvent({ type: 'done', status: 'completed' })],
+      [outboxJob('agent-turns', 'advance', { turnId }, { delayMs: 60_000 })],
+      [outboxJob('agent-turns', 'advance', { turnId }), outboxJob('agent-turns', 'advance', { turnId })],
+    ];
+    for (const batch of batches) {
+      await appendOutbox(db, turnId, batch);
+      await publisher.publish(turnId, null, batch);
+      expect(await outboxOf(turnId)).toEqual([]);
+    }
+    const jobs = await queues['agent-turns'].getJobs(['waiting', 'delayed']);
+    expect(jobs.filter((job) => job.data.turnId === turnId).map((job) => job.data.published)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("leaves a batch without jobs to the caller's next load when asked, and answers its keys", async () => {
+    const turnId = await turnWith(null);
+    const batch = [outboxEvent({ type: 'tool_complete', task_id: 'task_1', tool_name: 'create_folder', result: '{}' })];
+    await appendOutbox(db, turnId, batch);
+    expect(await publisher.publish(turnId, null, batch, 'next-load')).toEqual([batch[0]?.key]);
+    expect(await outboxOf(turnId)).toEqual([batch[0]?.key]);
+  });
+
+  it('never hands leftovers to their job, which may have run already: republishing removes them', async () => {
+    const turnId = await turnWith(null);
+    const advance = outboxJob('agent-turns', 'advance', { turnId });
+    await appendOutbox(db, turnId, [outboxEvent({ type: 'turn_started', session_key: 'agent:main:main' }), advance]);
+    await publisher.flush(turnId);
+    expect(await outboxOf(turnId)).toEqual([]);
+    expect((await queues['agent-turns'].getJob(advance.jobId))?.data).toEqual({ turnId });
   });
 });

@@ -24,6 +24,8 @@ export type OutboxEntry =
       debounceId?: string;
     };
 
+export type OutboxJob = Extract<OutboxEntry, { kind: 'job' }>;
+
 type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
 
 function isChannelEvent(event: TurnEventInput): event is ChannelEvent {
@@ -40,7 +42,7 @@ export function outboxJob<Q extends QueueName, N extends JobName<Q>>(
   name: N,
   data: JobData<Q, N>,
   options: { jobId?: string; delayMs?: number; debounceId?: string } = {},
-): OutboxEntry {
+): OutboxJob {
   const key = randomUUID();
   // Entries are stored as JSON and typed as plain records: parsing by a plain name gives one.
   const storedName: string = name;
@@ -63,7 +65,7 @@ export async function appendOutbox(db: Queryable, turnId: string, entries: Outbo
 }
 
 /** Enqueues an outbox job entry; its deterministic id makes a second add a no-op. */
-export async function addOutboxJob(queues: Queues, entry: Extract<OutboxEntry, { kind: 'job' }>): Promise<void> {
+export async function addOutboxJob(queues: Queues, entry: OutboxJob): Promise<void> {
   await addStoredJob(queues, entry.queue, entry.name, entry.data, {
     jobId: entry.jobId,
     ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
@@ -72,6 +74,24 @@ export async function addOutboxJob(queues: Queues, entry: Extract<OutboxEntry, {
     ...(entry.debounceId !== undefined ? { deduplication: { id: entry.debounceId, replace: true, keepLastIfActive: true } } : {}),
   });
 }
+
+/**
+ * SQL: removes the entries whose keys are in `keys` (a text[] expression) from the outbox of the
+ * turn `turnId`, keeping the others in order, and answers the outbox left (`RETURNING outbox`);
+ * it writes nothing when none of them is there. Unflushed: if a database crash loses the
+ * removal, the entries are published again, as after a process killed before it.
+ */
+export function outboxRemoval(turnId: string, keys: string): string {
+  return `UPDATE turns SET outbox = COALESCE(
+      (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
+       WHERE NOT (e->>'key' = ANY(${keys}::text[]))), '[]'::jsonb)
+    WHERE id = ${turnId} AND ${UNFLUSHED_COMMIT}
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(outbox) AS o(e) WHERE e->>'key' = ANY(${keys}::text[]))
+    RETURNING outbox`;
+}
+
+/** The jobs that remove the batch that queued them when they load the turn (`published` in their data). */
+const REMOVING_JOBS: Partial<Record<QueueName, string>> = { 'agent-turns': 'advance', 'tool-calls': 'run-tool' };
 
 export class OutboxPublisher {
   constructor(
@@ -87,15 +107,60 @@ export class OutboxPublisher {
       'SELECT outbox, origin FROM turns WHERE id = $1',
       [turnId],
     );
-    await this.publish(turnId, found.rows[0]?.origin ?? null, found.rows[0]?.outbox ?? []);
+    await this.republish(turnId, found.rows[0]?.origin ?? null, found.rows[0]?.outbox ?? []);
   }
 
   /**
-   * Publishes entries already committed to the turn's outbox (by the caller's own transition,
-   * so it need not read them back), then removes exactly those from it.
+   * Publishes the entries a transition just committed (so it need not read them back). Once
+   * published they leave the outbox, in the cheapest way that is safe: when the batch has one job
+   * that is the turn's next step (an `advance` or a `run-tool`, not delayed), that job is added
+   * last, carrying their keys (`published`), and its load removes them, a statement fewer;
+   * otherwise a statement here removes them. With `removal: 'next-load'`, a batch without such a
+   * job is left for the caller's own next load of the turn to remove: its keys are answered.
    */
-  async publish(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[]): Promise<void> {
+  async publish(
+    turnId: string,
+    origin: ChannelAddress | null,
+    entries: OutboxEntry[],
+    removal: 'here' | 'next-load' = 'here',
+  ): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const keys = entries.map((entry) => entry.key);
+    const [step, ...more] = entries.filter(
+      (entry): entry is OutboxJob => entry.kind === 'job' && REMOVING_JOBS[entry.queue] === entry.name && entry.delayMs === undefined,
+    );
+    const carrier = step && more.length === 0 ? { ...step, data: { ...step.data, published: keys } } : undefined;
+    await this.send(turnId, origin, entries, carrier);
+    if (carrier) return [];
+    if (removal === 'next-load' && !entries.some((entry) => entry.kind === 'job')) return keys;
+    await this.remove(turnId, keys);
+    return [];
+  }
+
+  /**
+   * Publishes entries found in a turn's outbox (a transition's leftovers: its process died or
+   * failed before publishing them), then removes them. Their jobs may have run already, so none
+   * of them is trusted with the removal.
+   */
+  async republish(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    await this.send(turnId, origin, entries);
+    await this.remove(
+      turnId,
+      entries.map((entry) => entry.key),
+    );
+  }
+
+  /** Removes published entries from a turn's outbox. */
+  async remove(turnId: string, keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.db.query(outboxRemoval('$1', '$2'), [turnId, keys]);
+  }
+
+  /**
+   * Publishes in order: the events, then the jobs, and last the `carrier` (in place of its entry):
+   * once it exists, everything it carries the removal of has been published.
+   */
+  private async send(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[], carrier?: OutboxJob): Promise<void> {
     if (origin) await this.trackTyping(turnId, entries);
     // Events first, all in one round trip, so they precede whatever the jobs go on to emit.
     const events = entries.filter((entry) => entry.kind === 'event');
@@ -107,7 +172,7 @@ export class OutboxPublisher {
     // its own deterministic id, so whichever of them a failure leaves out is added on the retry.
     await Promise.all(
       entries.flatMap((entry) => {
-        if (entry.kind === 'job') return [addOutboxJob(this.queues, entry)];
+        if (entry.kind === 'job') return entry.key === carrier?.key ? [] : [addOutboxJob(this.queues, entry)];
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (!origin || !isChannelEvent(entry.event)) return [];
@@ -122,15 +187,7 @@ export class OutboxPublisher {
         ];
       }),
     );
-    // Unflushed: if a database crash loses the removal, the entries are published again, as
-    // after a process killed before this line.
-    await this.db.query(
-      `UPDATE turns SET outbox = COALESCE(
-         (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
-          WHERE NOT (e->>'key' = ANY($2::text[]))), '[]'::jsonb)
-       WHERE id = $1 AND ${UNFLUSHED_COMMIT}`,
-      [turnId, entries.map((entry) => entry.key)],
-    );
+    if (carrier) await addOutboxJob(this.queues, carrier);
   }
 
   /**

@@ -79,14 +79,15 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
    * committed; entries left over (a crash before publishing, a failure written elsewhere) are
    * published as soon as the turn is read.
    */
-  async function advance(turnId: string, job: Job, token: string | undefined): Promise<void> {
+  async function advance(turnId: string, published: string[], job: Job, token: string | undefined): Promise<void> {
     const parkedFailure = parking.takeFailure(job.id);
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the parked model call's error, as it was
     if (parkedFailure) throw parkedFailure;
     for (let i = 0; i < MAX_DECISIONS_PER_JOB; i++) {
-      const state = await loadTurnState(db, turnId);
+      // The first load removes the batch that queued this job from the outbox.
+      const state = await loadTurnState(db, turnId, i === 0 ? published : []);
       if (!state) return;
-      await outbox.publish(turnId, state.turn.origin, state.outbox);
+      await outbox.republish(turnId, state.turn.origin, state.outbox);
       const decision = decide(state, job.id as string);
       // After a dispatch, once the turn waits for the user, or after a model step that sent a
       // tool or ended the turn, the next decision is always "wait": stop without reading the turn again. A transition that lost a race (false)
@@ -114,7 +115,8 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
 
   return jobProcessor('agent-turns', {
     lane: ({ sessionId }) => startLanes(sessionId),
-    advance: ({ turnId }, job, token) => advance(turnId, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
+    advance: ({ turnId, published = [] }, job, token) =>
+      advance(turnId, published, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
     'expire-approval': async ({ approvalId }) => {
       const turnId = await expireApproval(db, approvalId);
       if (turnId) await outbox.flush(turnId);

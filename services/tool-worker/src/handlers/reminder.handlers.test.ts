@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { reminderFireJobId, toolCatalog, type OutboxEntry, type ToolResult } from '@assistant/shared';
+import { reminderFireJobId, toolCatalog, type OutboxJob, type ToolResult } from '@assistant/shared';
 import { habitHandlers } from './habit.handlers';
 import { reminderHandlers } from './reminder.handlers';
 import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
@@ -42,7 +42,7 @@ async function reminders(user: TestUser) {
 /** The jobs handlers asked to enqueue after their commit, for this user's reminders (deleted ones included). */
 function scheduledFor(reminderId: string): { name: string; jobId: string; at: unknown; delayMs?: number }[] {
   return harness.scheduled
-    .filter((entry): entry is Extract<OutboxEntry, { kind: 'job' }> => entry.kind === 'job' && entry.data.reminderId === reminderId)
+    .filter((entry): entry is OutboxJob => entry.kind === 'job' && entry.data.reminderId === reminderId)
     .map((entry) => ({
       name: entry.name,
       jobId: entry.jobId,
