@@ -2,7 +2,7 @@ import http from 'node:http';
 import os from 'node:os';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
-import { createDb, DB_POOL_SIZE, pingDb, type Db } from './db';
+import { createDb, DB_POOL_SIZE, pingDb, type Db, type Queryable } from './db';
 import { EventWriter, type EventObserver } from './events';
 import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
@@ -82,29 +82,56 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
  * finished turn also gets one log line with its turn id and session key.
  */
 function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger, mcpServers: string[]): EventObserver {
+  const finished = finishedTurns(metrics, db, logger);
   return (turnId, event) => {
     if (event.type === 'done') {
       metrics.inc('assistant_turns_total', { status: event.status });
-      db.query<{ seconds: number; session_key: string; iterations: number }>(
-        'SELECT EXTRACT(EPOCH FROM NOW() - created_at)::float8 AS seconds, session_key, iterations FROM turns WHERE id = $1',
-        [turnId],
-      )
-        .then((found) => {
-          const turn = found.rows[0];
-          if (!turn) return;
-          metrics.observe('assistant_turn_duration_seconds', {}, turn.seconds);
-          logger.info(
-            { turnId, sessionKey: turn.session_key, status: event.status, iterations: turn.iterations, seconds: turn.seconds },
-            'turn finished',
-          );
-        })
-        .catch(() => undefined);
+      finished(turnId, event.status);
     } else if (event.type === 'tool_complete') {
       const success = event.result.startsWith('{"success":true');
       metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: success ? 'success' : 'invalid' });
     } else if (event.type === 'tool_failed') {
       metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: 'error' });
     }
+  };
+}
+
+/** How long finished turns are gathered before their durations are read, in one statement for all. */
+const FINISHED_TURNS_BATCH_MS = 50;
+
+/**
+ * Each finished turn's duration (from message accepted to its `done`) and its log line. Read for
+ * every turn finished within FINISHED_TURNS_BATCH_MS at once: under load, one statement for many.
+ */
+export function finishedTurns(
+  metrics: Pick<SharedMetrics, 'observe'>,
+  db: Queryable,
+  logger: Pick<Logger, 'info'>,
+): (turnId: string, status: string) => void {
+  let batch = new Map<string, { status: string; at: number }>();
+  const read = async (turns: typeof batch) => {
+    const sent = performance.now();
+    const found = await db.query<{ id: string; seconds: number; session_key: string; iterations: number }>(
+      `SELECT id, EXTRACT(EPOCH FROM NOW() - created_at)::float8 AS seconds, session_key, iterations FROM turns WHERE id = ANY($1::uuid[])`,
+      [[...turns.keys()]],
+    );
+    for (const { id: turnId, session_key: sessionKey, iterations, seconds: now } of found.rows) {
+      const { status, at } = turns.get(turnId) as { status: string; at: number };
+      // The database's clock, less the time the turn waited here after its `done`.
+      const seconds = now - (sent - at) / 1000;
+      metrics.observe('assistant_turn_duration_seconds', {}, seconds);
+      logger.info({ turnId, sessionKey, status, iterations, seconds }, 'turn finished');
+    }
+  };
+  return (turnId, status) => {
+    if (batch.size === 0) {
+      setTimeout(() => {
+        const turns = batch;
+        batch = new Map();
+        read(turns).catch(() => undefined);
+      }, FINISHED_TURNS_BATCH_MS).unref();
+    }
+    batch.set(turnId, { status, at: performance.now() });
   };
 }
 

@@ -1,3 +1,4 @@
+import { insertTestUser } from '../../../../tests/helpers/db';
 import { publishing } from '../../../../tests/helpers/publishing';
 import type { Logger } from '../logger';
 import { appendOutbox, outboxEvent, type OutboxEntry } from './outbox';
@@ -10,14 +11,10 @@ const outboxOf = async (turnId: string) =>
   (await db.query<{ outbox: OutboxEntry[] }>('SELECT outbox FROM turns WHERE id = $1', [turnId])).rows[0]?.outbox.map((entry) => entry.key);
 
 async function turn(): Promise<string> {
-  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('sweeper') RETURNING id`);
-  const session = await db.query<{ id: string }>(
-    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
-    [user.rows[0]?.id],
-  );
+  const { userId, sessionId } = await insertTestUser(db);
   const found = await db.query<{ id: string }>(
     `INSERT INTO turns (user_id, session_id, session_key, input) VALUES ($1, $2, 'agent:main:main', 'hi') RETURNING id`,
-    [user.rows[0]?.id, session.rows[0]?.id],
+    [userId, sessionId],
   );
   return found.rows[0]?.id as string;
 }
