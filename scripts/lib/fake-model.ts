@@ -55,8 +55,21 @@ export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promi
  * A local OpenAI-compatible Chat Completions server: the real `openai` SDK talks to it, so the
  * streaming and tool-call code paths are exercised. Every raw request body is recorded.
  */
+export interface ChatRequestRecord {
+  raw: string;
+  body: ChatRequestBody;
+  startedAt: number;
+  endedAt?: number;
+  usage?: FakeUsage;
+}
+
 export class FakeModel extends LocalHttpServer {
-  readonly requests: { raw: string; body: ChatRequestBody; startedAt: number; endedAt?: number; usage?: FakeUsage }[] = [];
+  readonly requests: ChatRequestRecord[] = [];
+  /**
+   * What becomes of each chat request as it arrives: kept in `requests` for tests to read. The
+   * bench replaces it, so thousands of requests do not pile up in its heap.
+   */
+  keep: (request: ChatRequestRecord) => void = (request) => this.requests.push(request);
   readonly transcriptions: TranscriptionRequest[] = [];
   script: Script = () => ({ content: 'ok' });
   /** By default the "audio" is its own transcript. */
@@ -69,8 +82,8 @@ export class FakeModel extends LocalHttpServer {
     if (req.url?.endsWith('/audio/transcriptions')) return this.handleTranscription(req, raw, res);
     const body = JSON.parse(raw) as ChatRequestBody;
     const index = this.requests.length;
-    const record: (typeof this.requests)[number] = { raw, body, startedAt: Date.now() };
-    this.requests.push(record);
+    const record: ChatRequestRecord = { raw, body, startedAt: Date.now() };
+    this.keep(record);
     let reply: FakeReply;
     try {
       reply = await this.script(body, index);
@@ -176,23 +189,23 @@ function promptText(body: ChatRequestBody): string {
 /**
  * For each request after the first of its conversation (known by its first user message), the
  * share of its prompt that repeats the conversation's previous request as a prefix: what a
- * provider's prompt cache could serve.
+ * provider's prompt cache could serve. Keeps only each conversation's latest prompt.
  */
-export function prefixShares(requests: { body: ChatRequestBody }[]): number[] {
-  const previous = new Map<string, string>();
-  const shares: number[] = [];
-  for (const { body } of requests) {
+export class PrefixShares {
+  readonly shares: number[] = [];
+  private readonly previous = new Map<string, string>();
+
+  add(body: ChatRequestBody): void {
     const key = JSON.stringify(body.messages.find((message) => message.role === 'user')?.content ?? null);
     const text = promptText(body);
-    const before = previous.get(key);
+    const before = this.previous.get(key);
     if (before !== undefined) {
       let same = 0;
       while (same < text.length && text[same] === before[same]) same++;
-      shares.push(same / text.length);
+      this.shares.push(same / text.length);
     }
-    previous.set(key, text);
+    this.previous.set(key, text);
   }
-  return shares;
 }
 
 /** The last message of a request, and whether it is the user's (a new turn) or tool results. */
