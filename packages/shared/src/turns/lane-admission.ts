@@ -48,18 +48,19 @@ export function slotLock(userIdParam: string): string {
   return `pg_advisory_xact_lock(hashtextextended('active-turns:' || ${userIdParam}, 0))`;
 }
 
+/** SQL: whether the session (the parameter holding its id) has no unfinished turn at all, so a new one would head its lane. */
+export function laneIsFree(sessionIdParam: string): string {
+  return `NOT EXISTS (SELECT 1 FROM turns WHERE session_id = ${sessionIdParam} AND ${NOT_FINISHED_SQL})`;
+}
+
 /**
- * Whether the session has no unfinished turn at all, so a new one would head its lane and may
- * start at once (with the session row locked by the caller). When it has none, the user's slot
- * lock is taken in the same statement, for the count of running turns that decides the start.
+ * Takes the user's slot lock when the session's lane is free (the caller holds the session row,
+ * so the lane stays as found), for a statement behind it in the same transaction to count the
+ * user's running turns with the lock held. Not awaited by the caller: on a pipelined client it
+ * goes out with that statement, which PostgreSQL runs after it, on a snapshot taken then.
  */
-export async function laneIsFree(client: DbClient, sessionId: string, userId: string): Promise<boolean> {
-  const found = await client.query<{ free: boolean }>(
-    `WITH lane AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM turns WHERE session_id = $1 AND ${NOT_FINISHED_SQL}) AS free)
-     SELECT free, CASE WHEN free THEN ${slotLock('$2')} END FROM lane`,
-    [sessionId, userId],
-  );
-  return found.rows[0]?.free === true;
+export function lockSlotIfLaneFree(client: DbClient, sessionId: string, userId: string): Promise<unknown> {
+  return client.query(`SELECT CASE WHEN ${laneIsFree('$1')} THEN ${slotLock('$2')} END`, [sessionId, userId]);
 }
 
 /** The user messages a starting turn puts into its session's conversation, one per message. */

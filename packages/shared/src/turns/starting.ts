@@ -5,7 +5,7 @@ import { committingLast, withTransaction, type DbClient } from '../db';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
-import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree, runningTurns } from './lane-admission';
+import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree, lockSlotIfLaneFree, runningTurns } from './lane-admission';
 import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
@@ -51,14 +51,17 @@ export async function createTurn(
     outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
     ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
   ];
-  // The user's slot lock is taken only when the lane is free, and before the statement that
-  // counts the user's running turns, so the count sees every start committed before it.
-  const mayStart = input.startAfterMs === undefined && (await laneIsFree(client, input.sessionId, input.userId));
+  // A turn may start when it has no start_after, its lane is free and its user a free slot. The
+  // user's slot lock is taken only when the lane is free, and before the statement that counts
+  // the user's running turns, so the count sees every start committed before it: the lock's
+  // statement goes out with the turn's, one round trip, and PostgreSQL runs them in order.
+  const mayStart = input.startAfterMs === undefined;
+  const locked = mayStart ? lockSlotIfLaneFree(client, input.sessionId, input.userId) : undefined;
   // A turn that starts takes the preferences in force now, as activateNext's start does, and
   // its user message goes into the conversation with it. `s` is decided once: inlined, the
   // count would run for each of the six columns that ask it.
-  const inserted = await committingLast(client, last).query<{ status: string }>(
-    `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${runningTurns('$2')} < $12 AS starts),
+  const insert = committingLast(client, last).query<{ status: string }>(
+    `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${laneIsFree('$3')} AND ${runningTurns('$2')} < $12 AS starts),
      turn AS (
        INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,
          status, started_at, max_iterations, autonomous, model, outbox)
@@ -85,6 +88,7 @@ export async function createTurn(
       lane.maxActiveTurnsPerUser,
     ],
   );
+  const [inserted] = await Promise.all([insert, locked]);
   return { id, owed: inserted.rows[0]?.status === 'running' ? started : queued };
 }
 
