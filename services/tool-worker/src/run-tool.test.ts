@@ -51,6 +51,22 @@ describe('ToolRunner hand-off', () => {
     expect(runBy.rows[0]?.run_by).toBe(tasks[0]);
   });
 
+  it("runs a step's tools with one read, each removing the batch before it: the last batch is left to its advance", async () => {
+    const { turnId, tasks } = await step('pending', 'pending');
+    const load = jest.spyOn(runner, 'load');
+    await runner.run(tasks[0] as string);
+    expect(load).toHaveBeenCalledTimes(1);
+    load.mockRestore();
+    expect(await statuses(tasks)).toEqual(['completed', 'completed', 'completed']);
+    const [advance] = (await queues['agent-turns'].getJobs(['waiting'])).filter((job) => job.data.turnId === turnId);
+    const left = await db.query<{ keys: string[] }>(
+      `SELECT ARRAY(SELECT e->>'key' FROM jsonb_array_elements(outbox) e) AS keys FROM turns WHERE id = $1`,
+      [turnId],
+    );
+    expect(left.rows[0]?.keys).toEqual(advance?.data.published);
+    expect(left.rows[0]?.keys).toHaveLength(3);
+  });
+
   it('takes up the task handed on to it when the job runs again after a crash', async () => {
     const { turnId, tasks } = await step('pending', 'pending');
     // Killed right after the first tool committed its hand-off: the second is started, in this job.

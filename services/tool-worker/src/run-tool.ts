@@ -5,6 +5,7 @@ import {
   outboxEvent,
   outboxJob,
   outboxRemoval,
+  outboxWithout,
   nextTaskSql,
   stripUuids,
   withTransaction,
@@ -31,12 +32,25 @@ export interface ToolTask {
   session_id: string;
   session_key: string;
   turn_status: string;
-  started_at: Date | null;
   origin: ChannelAddress | null;
   /** The step's task that would run next, as loaded: the hand-off checks it is still that one. */
   next_id: string | null;
   /** The task whose job runs this one (itself, or the first of the tools handed on to it). */
   job_task_id: string;
+  /**
+   * Published entries of the turn's outbox that this task's completion removes: those of the
+   * task that handed on to it (its batch has no job to carry them, see OutboxPublisher.publish).
+   */
+  published?: string[];
+}
+
+/** What a task shares with the one it hands on to: its turn's, and its job. */
+type TurnFields = 'turn_id' | 'user_id' | 'session_id' | 'session_key' | 'turn_status' | 'origin' | 'job_task_id';
+
+/** What a task's completion committed: the entries to publish, and the step's task it handed on to. */
+interface Completion {
+  entries: OutboxEntry[];
+  handed?: ToolTask;
 }
 
 /**
@@ -59,28 +73,19 @@ export class ToolRunner {
   /**
    * Runs the job's task, then each task a finished one handed on to. A re-run (a retry, or the
    * job taken up after a crash) starts from whichever of them is still running; when none is,
-   * it only republishes what the turn's outbox holds. `published`: the batch that queued the job.
+   * it only republishes what the turn's outbox holds. `published`: the batch that queued the job,
+   * which the first load removes.
    */
   async run(jobTaskId: string, published: string[] = []): Promise<void> {
-    const ran = new Set<string>();
-    // Published entries the next load removes: first the batch that queued this job, then a
-    // task's own once it handed on to the next (no job carries them, see OutboxPublisher.publish).
-    let removeNext = published;
-    for (;;) {
-      const task = await this.load(jobTaskId, removeNext);
-      if (!task || task.status !== 'in_progress' || isFinal(task.turn_status) || ran.has(task.id)) {
-        if (task && ran.size === 0) await this.runtime.outbox.flush(task.turn_id);
-        return;
-      }
-      ran.add(task.id);
-      removeNext = await this.runTask(task);
-      // Only a task with another after it in its step can have handed on to it.
-      if (task.next_id === null) return this.runtime.outbox.remove(task.turn_id, removeNext);
-    }
+    const task = await this.load(jobTaskId, published);
+    if (!task) return;
+    if (task.status !== 'in_progress' || isFinal(task.turn_status)) return this.runtime.outbox.flush(task.turn_id);
+    let next: ToolTask | undefined = task;
+    while (next) next = await this.runTask(next);
   }
 
-  /** Answers the keys of what it published that are left for the job's next load to remove. */
-  private async runTask(task: ToolTask): Promise<string[]> {
+  /** Answers the step's task it handed on to, started and to run next in this job. */
+  private async runTask(task: ToolTask): Promise<ToolTask | undefined> {
     const { events } = this.runtime;
     const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
     await events.emitMany(task.turn_id, [
@@ -88,14 +93,14 @@ export class ToolRunner {
       { event: { type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, dedupeKey: `${task.id}:start` },
     ]);
 
-    let left: string[] = [];
+    let handed: ToolTask | undefined;
     const plan = this.mcp.owns(task.tool_name)
       ? await this.mcp.plan(task, async (result) => {
-          left = await this.finish(task, result, null);
+          handed = await this.finish(task, result, null);
         })
       : this.builtins.plan(
           builtinCall(task),
-          this.recorder(task, (keys) => (left = keys)),
+          this.recorder(task, (next) => (handed = next)),
         );
     if ('refusal' in plan) return this.finish(task, plan.refusal.result, plan.refusal.failure);
     const problem = await runAttempts(plan, {
@@ -119,29 +124,33 @@ export class ToolRunner {
           `${task.id}:retry:${attempt}`,
         ),
     });
-    return problem === undefined ? left : this.giveUp(task, problem, plan.maxAttempts);
+    return problem === undefined ? handed : this.giveUp(task, problem, plan.maxAttempts);
   }
 
   /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
-  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<string[]> {
-    return this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
+  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<undefined> {
+    await this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
+    return undefined;
   }
 
   /**
    * Records the task's result in a transaction of its own, then publishes what that owes;
-   * answers the keys left for the job's next load to remove (see publish()).
+   * answers the task it handed on to.
    */
-  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<string[]> {
-    const owed = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
-    return this.publish(task, owed);
+  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<ToolTask | undefined> {
+    const completion = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
+    return this.publish(task, completion);
   }
 
   /**
    * Publishes what a task's completion owes. When it handed on to the step's next task, no job
-   * carries its removal, and the job's next load (of that task) removes it: its keys are answered.
+   * carries its removal: the next task's completion removes it (`published`).
    */
-  private publish(task: ToolTask, owed: OutboxEntry[]): Promise<string[]> {
-    return this.runtime.outbox.publish(task.turn_id, task.origin, owed, 'next-load');
+  private async publish(task: ToolTask, { entries, handed }: Completion): Promise<ToolTask | undefined> {
+    const left = await this.runtime.outbox.publish(task.turn_id, task.origin, entries, 'caller');
+    if (handed) return { ...handed, published: left };
+    await this.runtime.outbox.remove(task.turn_id, left);
+    return undefined;
   }
 
   /**
@@ -151,7 +160,7 @@ export class ToolRunner {
   async load(jobTaskId: string, published: string[] = []): Promise<ToolTask | undefined> {
     const found = await this.runtime.db.query<ToolTask>(
       `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')})
-       SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id, k.started_at,
+       SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id,
               t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
               ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
        FROM tasks k JOIN turns t ON t.id = k.turn_id
@@ -164,11 +173,16 @@ export class ToolRunner {
   }
 
   /** A built-in tool's attempt completes the task in its own transaction and publishes once that commits. */
-  private recorder(task: ToolTask, left: (keys: string[]) => void): CallRecorder {
+  private recorder(task: ToolTask, handOn: (next: ToolTask | undefined) => void): CallRecorder {
+    let handed: ToolTask | undefined;
     return {
-      record: (client, result, afterCommit) => this.complete(client, task, result, null, afterCommit),
-      committed: async (owed) => left(await this.publish(task, owed)),
-      invalid: async (result) => left(await this.finish(task, result, 'invalid')),
+      record: async (client, result, afterCommit) => {
+        const completion = await this.complete(client, task, result, null, afterCommit);
+        handed = completion.handed;
+        return completion.entries;
+      },
+      committed: async (entries) => handOn(await this.publish(task, { entries, handed })),
+      invalid: async (result) => handOn(await this.finish(task, result, 'invalid')),
     };
   }
 
@@ -184,7 +198,7 @@ export class ToolRunner {
     result: ToolResult,
     failure: 'invalid' | 'error' | 'unknown' | null,
     afterCommit: OutboxEntry[] = [],
-  ): Promise<OutboxEntry[]> {
+  ): Promise<Completion> {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
     const error = result.success ? undefined : stripUuids(String(result.error));
@@ -209,10 +223,12 @@ export class ToolRunner {
     // through the agent or the queue; when the agent must decide (no such task, another one came
     // first, or the turn stopped running), the `advance` goes instead. The turn row is locked
     // before the next task, the order a cancel takes them in. Nothing happens when the task was
-    // already finished.
+    // already finished. The task handed on to comes back to run next without a read of its own,
+    // and the same write of the turn row removes the entries published before this task
+    // (`published`).
     // A success's statement is its transaction's last, so COMMIT goes out with it; a failure is
     // counted after it, in the same transaction.
-    const completed = await committingLast(client, !failed).query<{ entries: OutboxEntry[] }>(
+    const completed = await committingLast(client, !failed).query<{ entries: OutboxEntry[]; handed: Omit<ToolTask, TurnFields> | null }>(
       `WITH task AS (
          UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
            duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
@@ -227,13 +243,17 @@ export class ToolRunner {
          UPDATE tasks SET status = 'in_progress', started_at = NOW(), run_by = $11
          WHERE status IN ('approved', 'pending') AND id = $9 AND EXISTS (SELECT 1 FROM turn)
            AND id = ${nextTaskSql('$7', '(SELECT iteration FROM task)')}
-         RETURNING id),
+         RETURNING id, ref, call_id, tool_name, arguments, status, entity_id, iteration),
        owed AS (
          SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
            || CASE WHEN EXISTS (SELECT 1 FROM next) THEN '[]'::jsonb ELSE $12::jsonb END AS entries
          FROM task),
-       appended AS (UPDATE turns SET outbox = outbox || owed.entries FROM owed WHERE turns.id = $7)
-       SELECT entries FROM owed`,
+       appended AS (UPDATE turns SET outbox = ${outboxWithout('$13')} || owed.entries FROM owed WHERE turns.id = $7)
+       SELECT entries,
+         (SELECT json_build_object('id', id, 'ref', ref, 'call_id', call_id, 'tool_name', tool_name, 'arguments', arguments,
+                   'status', status, 'entity_id', entity_id, 'next_id', ${nextTaskSql('$7', 'next.iteration', 'next.id')})
+          FROM next) AS handed
+       FROM owed`,
       [
         task.id,
         failed ? 'failed' : 'completed',
@@ -248,12 +268,15 @@ export class ToolRunner {
         JSON.stringify([done, update, ...afterCommit]),
         task.job_task_id,
         JSON.stringify([outboxJob('agent-turns', 'advance', { turnId: task.turn_id })]),
+        task.published ?? [],
       ],
     );
-    const owed = completed.rows[0]?.entries;
-    if (!owed) return [];
+    const row = completed.rows[0];
+    if (!row) return { entries: [] };
     if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
-    return owed;
+    const { turn_id, user_id, session_id, session_key, turn_status, origin, job_task_id } = task;
+    const turn: Pick<ToolTask, TurnFields> = { turn_id, user_id, session_id, session_key, turn_status, origin, job_task_id };
+    return { entries: row.entries, ...(row.handed ? { handed: { ...row.handed, ...turn } } : {}) };
   }
 }
 

@@ -10,11 +10,12 @@ export function runToolJob(turnId: string, taskId: string): OutboxEntry {
 
 /**
  * SQL: the id of the task decide() dispatches next in a turn's step (the first approved or pending
- * one, in the model's order), for the turn and iteration given as SQL expressions.
+ * one, in the model's order), for the turn and iteration given as SQL expressions; `except`, a
+ * task the statement itself starts (its snapshot still shows it pending).
  */
-export function nextTaskSql(turnId: string, iteration: string): string {
+export function nextTaskSql(turnId: string, iteration: string, except?: string): string {
   return `(SELECT n.id FROM tasks n WHERE n.turn_id = ${turnId} AND n.iteration = ${iteration}
-     AND n.status IN ('approved', 'pending') ORDER BY n.position LIMIT 1)`;
+     AND n.status IN ('approved', 'pending')${except ? ` AND n.id <> ${except}` : ''} ORDER BY n.position LIMIT 1)`;
 }
 
 /**

@@ -106,11 +106,11 @@ describe('OutboxPublisher removal', () => {
     expect(jobs.filter((job) => job.data.turnId === turnId).map((job) => job.data.published)).toEqual([undefined, undefined, undefined]);
   });
 
-  it("leaves a batch without jobs to the caller's next load when asked, and answers its keys", async () => {
+  it("leaves a batch without jobs to the caller's next statement when asked, and answers its keys", async () => {
     const turnId = await turnWith(null);
     const batch = [outboxEvent({ type: 'tool_complete', task_id: 'task_1', tool_name: 'create_folder', result: '{}' })];
     await appendOutbox(db, turnId, batch);
-    expect(await publisher.publish(turnId, null, batch, 'next-load')).toEqual([batch[0]?.key]);
+    expect(await publisher.publish(turnId, null, batch, 'caller')).toEqual([batch[0]?.key]);
     expect(await outboxOf(turnId)).toEqual([batch[0]?.key]);
   });
 

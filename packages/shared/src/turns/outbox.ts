@@ -76,15 +76,23 @@ export async function addOutboxJob(queues: Queues, entry: OutboxJob): Promise<vo
 }
 
 /**
- * SQL: removes the entries whose keys are in `keys` (a text[] expression) from the outbox of the
- * turn `turnId`, keeping the others in order, and answers the outbox left (`RETURNING outbox`);
- * it writes nothing when none of them is there. Unflushed: if a database crash loses the
- * removal, the entries are published again, as after a process killed before it.
+ * SQL: the turn's `outbox` without the entries whose keys are in `keys` (a text[] expression),
+ * the others kept in order; the outbox itself when `keys` is empty.
+ */
+export function outboxWithout(keys: string): string {
+  return `CASE WHEN cardinality(${keys}::text[]) = 0 THEN outbox ELSE COALESCE(
+      (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
+       WHERE NOT (e->>'key' = ANY(${keys}::text[]))), '[]'::jsonb) END`;
+}
+
+/**
+ * SQL: removes the entries whose keys are in `keys` from the outbox of the turn `turnId` and
+ * answers the outbox left (`RETURNING outbox`); it writes nothing when none of them is there.
+ * Unflushed: if a database crash loses the removal, the entries are published again, as after a
+ * process killed before it.
  */
 export function outboxRemoval(turnId: string, keys: string): string {
-  return `UPDATE turns SET outbox = COALESCE(
-      (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
-       WHERE NOT (e->>'key' = ANY(${keys}::text[]))), '[]'::jsonb)
+  return `UPDATE turns SET outbox = ${outboxWithout(keys)}
     WHERE id = ${turnId} AND ${UNFLUSHED_COMMIT}
       AND EXISTS (SELECT 1 FROM jsonb_array_elements(outbox) AS o(e) WHERE e->>'key' = ANY(${keys}::text[]))
     RETURNING outbox`;
@@ -115,14 +123,14 @@ export class OutboxPublisher {
    * published they leave the outbox, in the cheapest way that is safe: when the batch has one job
    * that is the turn's next step (an `advance` or a `run-tool`, not delayed), that job is added
    * last, carrying their keys (`published`), and its load removes them, a statement fewer;
-   * otherwise a statement here removes them. With `removal: 'next-load'`, a batch without such a
-   * job is left for the caller's own next load of the turn to remove: its keys are answered.
+   * otherwise a statement here removes them. With `removal: 'caller'`, a batch without any job
+   * is left for the caller's own next statement on the turn to remove: its keys are answered.
    */
   async publish(
     turnId: string,
     origin: ChannelAddress | null,
     entries: OutboxEntry[],
-    removal: 'here' | 'next-load' = 'here',
+    removal: 'here' | 'caller' = 'here',
   ): Promise<string[]> {
     if (entries.length === 0) return [];
     const keys = entries.map((entry) => entry.key);
@@ -132,7 +140,7 @@ export class OutboxPublisher {
     const carrier = step && more.length === 0 ? { ...step, data: { ...step.data, published: keys } } : undefined;
     await this.send(turnId, origin, entries, carrier);
     if (carrier) return [];
-    if (removal === 'next-load' && !entries.some((entry) => entry.kind === 'job')) return keys;
+    if (removal === 'caller' && !entries.some((entry) => entry.kind === 'job')) return keys;
     await this.remove(turnId, keys);
     return [];
   }
