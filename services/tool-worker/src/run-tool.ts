@@ -53,6 +53,43 @@ interface Completion {
   handed?: ToolTask;
 }
 
+/** The job's running task and its turn, removing the published entries given (see ToolRunner.load). */
+const LOAD_TASK = `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')})
+  SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id,
+         t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
+         ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
+  FROM tasks k JOIN turns t ON t.id = k.turn_id
+  WHERE k.turn_id = (SELECT turn_id FROM tasks WHERE id = $1) AND (k.id = $1 OR k.run_by = $1)
+  ORDER BY k.status = 'in_progress' DESC, k.id = $1 DESC, k.position
+  LIMIT 1`;
+
+/** A task's completion and its hand-off (see ToolRunner.complete), built once: the text is the prepared statement's key. */
+const COMPLETE_TASK = `WITH task AS (
+    UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
+      duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
+    WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms, iteration),
+  message AS (
+    INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task),
+  turn AS (
+    SELECT id FROM turns
+    WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM task)
+    FOR NO KEY UPDATE),
+  next AS (
+    UPDATE tasks SET status = 'in_progress', started_at = NOW(), run_by = $11
+    WHERE status IN ('approved', 'pending') AND id = $9 AND EXISTS (SELECT 1 FROM turn)
+      AND id = ${nextTaskSql('$7', '(SELECT iteration FROM task)')}
+    RETURNING id, ref, call_id, tool_name, arguments, status, entity_id, iteration),
+  owed AS (
+    SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
+      || CASE WHEN EXISTS (SELECT 1 FROM next) THEN '[]'::jsonb ELSE $12::jsonb END AS entries
+    FROM task),
+  appended AS (UPDATE turns SET outbox = ${outboxWithout('$13')} || owed.entries FROM owed WHERE turns.id = $7)
+  SELECT entries,
+    (SELECT json_build_object('id', id, 'ref', ref, 'call_id', call_id, 'tool_name', tool_name, 'arguments', arguments,
+              'status', status, 'entity_id', entity_id, 'next_id', ${nextTaskSql('$7', 'next.iteration', 'next.id')})
+     FROM next) AS handed
+  FROM owed`;
+
 /**
  * Runs one task: validation, then the handler under a timeout with one retry (an MCP tool gets
  * its plan from mcp/mcp-tool-caller.ts: the same loop, events and completion). The handler's
@@ -147,10 +184,9 @@ export class ToolRunner {
    * carries its removal: the next task's completion removes it (`published`).
    */
   private async publish(task: ToolTask, { entries, handed }: Completion): Promise<ToolTask | undefined> {
+    // Without a hand-off the batch holds the `advance`, which carries its removal: nothing is left.
     const left = await this.runtime.outbox.publish(task.turn_id, task.origin, entries, 'caller');
-    if (handed) return { ...handed, published: left };
-    await this.runtime.outbox.remove(task.turn_id, left);
-    return undefined;
+    return handed && { ...handed, published: left };
   }
 
   /**
@@ -158,17 +194,7 @@ export class ToolRunner {
    * statement removes the `published` entries from the turn's outbox.
    */
   async load(jobTaskId: string, published: string[] = []): Promise<ToolTask | undefined> {
-    const found = await this.runtime.db.query<ToolTask>(
-      `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')})
-       SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id,
-              t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
-              ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
-       FROM tasks k JOIN turns t ON t.id = k.turn_id
-       WHERE k.turn_id = (SELECT turn_id FROM tasks WHERE id = $1) AND (k.id = $1 OR k.run_by = $1)
-       ORDER BY k.status = 'in_progress' DESC, k.id = $1 DESC, k.position
-       LIMIT 1`,
-      [jobTaskId, published],
-    );
+    const found = await this.runtime.db.query<ToolTask>(LOAD_TASK, [jobTaskId, published]);
     return found.rows[0];
   }
 
@@ -229,31 +255,7 @@ export class ToolRunner {
     // A success's statement is its transaction's last, so COMMIT goes out with it; a failure is
     // counted after it, in the same transaction.
     const completed = await committingLast(client, !failed).query<{ entries: OutboxEntry[]; handed: Omit<ToolTask, TurnFields> | null }>(
-      `WITH task AS (
-         UPDATE tasks SET status = $2, failure = $3, result = $4, error = $5, finished_at = NOW(),
-           duration_ms = GREATEST(0, EXTRACT(EPOCH FROM (NOW() - COALESCE(started_at, NOW()))) * 1000)::int
-         WHERE id = $1 AND status = 'in_progress' RETURNING duration_ms, iteration),
-       message AS (
-         INSERT INTO messages (session_id, turn_id, role, content, tool_call_id) SELECT $6, $7, 'tool', $4, $8 FROM task),
-       turn AS (
-         SELECT id FROM turns
-         WHERE id = $7 AND status = 'running' AND claim IS NULL AND $9::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM task)
-         FOR NO KEY UPDATE),
-       next AS (
-         UPDATE tasks SET status = 'in_progress', started_at = NOW(), run_by = $11
-         WHERE status IN ('approved', 'pending') AND id = $9 AND EXISTS (SELECT 1 FROM turn)
-           AND id = ${nextTaskSql('$7', '(SELECT iteration FROM task)')}
-         RETURNING id, ref, call_id, tool_name, arguments, status, entity_id, iteration),
-       owed AS (
-         SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
-           || CASE WHEN EXISTS (SELECT 1 FROM next) THEN '[]'::jsonb ELSE $12::jsonb END AS entries
-         FROM task),
-       appended AS (UPDATE turns SET outbox = ${outboxWithout('$13')} || owed.entries FROM owed WHERE turns.id = $7)
-       SELECT entries,
-         (SELECT json_build_object('id', id, 'ref', ref, 'call_id', call_id, 'tool_name', tool_name, 'arguments', arguments,
-                   'status', status, 'entity_id', entity_id, 'next_id', ${nextTaskSql('$7', 'next.iteration', 'next.id')})
-          FROM next) AS handed
-       FROM owed`,
+      COMPLETE_TASK,
       [
         task.id,
         failed ? 'failed' : 'completed',

@@ -98,6 +98,8 @@ export function outboxRemoval(turnId: string, keys: string): string {
     RETURNING outbox`;
 }
 
+const REMOVE_FROM_OUTBOX = outboxRemoval('$1', '$2');
+
 /** The jobs that remove the batch that queued them when they load the turn (`published` in their data). */
 const REMOVING_JOBS: Partial<Record<QueueName, string>> = { 'agent-turns': 'advance', 'tool-calls': 'run-tool' };
 
@@ -161,7 +163,7 @@ export class OutboxPublisher {
 
   /** Removes published entries from a turn's outbox. */
   async remove(turnId: string, keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db.query(outboxRemoval('$1', '$2'), [turnId, keys]);
+    if (keys.length > 0) await this.db.query(REMOVE_FROM_OUTBOX, [turnId, keys]);
   }
 
   /**

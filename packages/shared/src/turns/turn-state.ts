@@ -60,29 +60,31 @@ export interface TurnState {
 }
 
 /**
+ * One round trip: the turn with the tasks of its latest iteration as a JSON array, and whether
+ * its user wants retrieval (so a model step can search along with its claim). Built once: the
+ * text is the prepared statement's key.
+ */
+const LOAD_TURN_STATE = `WITH removed AS (${outboxRemoval('$1', '$2')})
+   SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
+          array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
+          COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
+          t.model, t.version, t.claim, t.attachment, t.origin, COALESCE((SELECT outbox FROM removed), t.outbox) AS outbox,
+          COALESCE((SELECT p.use_rag_by_default FROM user_preferences p WHERE p.user_id = t.user_id), true) AS use_rag,
+          COALESCE((SELECT json_agg(json_build_object(
+              'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
+              'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,
+              'status', k.status, 'failure', k.failure, 'asked', k.asked) ORDER BY k.position)
+            FROM tasks k WHERE k.turn_id = t.id AND k.iteration = t.iterations), '[]'::json) AS tasks
+   FROM turns t WHERE t.id = $1`;
+
+/**
  * Reads a turn for its next decision. `published` are the keys of the batch that queued the
  * reading job (its `published`): the same statement removes them from the outbox, so the outbox
  * answered holds only what is still owed (a job run again, after parking or a retry, finds them
  * gone and writes nothing).
  */
 export async function loadTurnState(db: Queryable, turnId: string, published: readonly string[] = []): Promise<TurnState | undefined> {
-  // One round trip: the turn with the tasks of its latest iteration as a JSON array, and whether
-  // its user wants retrieval (so a model step can search along with its claim).
-  const found = await db.query<TurnRow & { tasks: TaskRow[]; outbox: OutboxEntry[] }>(
-    `WITH removed AS (${outboxRemoval('$1', '$2')})
-     SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
-            array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
-            COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
-            t.model, t.version, t.claim, t.attachment, t.origin, COALESCE((SELECT outbox FROM removed), t.outbox) AS outbox,
-            COALESCE((SELECT p.use_rag_by_default FROM user_preferences p WHERE p.user_id = t.user_id), true) AS use_rag,
-            COALESCE((SELECT json_agg(json_build_object(
-                'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,
-                'tool_name', k.tool_name, 'arguments', k.arguments, 'description', k.description, 'mutates', k.mutates,
-                'status', k.status, 'failure', k.failure, 'asked', k.asked) ORDER BY k.position)
-              FROM tasks k WHERE k.turn_id = t.id AND k.iteration = t.iterations), '[]'::json) AS tasks
-     FROM turns t WHERE t.id = $1`,
-    [turnId, published],
-  );
+  const found = await db.query<TurnRow & { tasks: TaskRow[]; outbox: OutboxEntry[] }>(LOAD_TURN_STATE, [turnId, published]);
   const row = found.rows[0];
   if (!row) return undefined;
   const { tasks, outbox, ...turn } = row;
