@@ -1,3 +1,5 @@
+// First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
+import '@assistant/shared/heap-growth';
 import { jobProcessor, loadConfigOrExit, runWorkerProcess, startOutboxSweeper } from '@assistant/shared';
 import { createDigestHandler } from './digest/digest.worker';
 import { createErasureHandler, startErasureSweeper } from './erasure/erasure.worker';

@@ -1,3 +1,5 @@
+// First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
+import '@assistant/shared/heap-growth';
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
 import { createChannelClients } from './channels/channel-clients';

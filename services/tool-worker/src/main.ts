@@ -1,3 +1,5 @@
+// First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
+import '@assistant/shared/heap-growth';
 import { runWorkerProcess } from '@assistant/shared';
 import { McpHub } from './mcp/mcp-hub';
 import { createToolProcessor } from './tool.worker';
