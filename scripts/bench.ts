@@ -24,7 +24,7 @@ const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
 
 const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
 const PROFILES: Record<string, ProfileOptions> = {
-  instant: { users: 30, turnsPerUser: scaled(20), modelDelayMs: 0, aloneTurns: scaled(40) },
+  instant: { users: 30, turnsPerUser: scaled(20), modelDelayMs: 0, aloneTurns: scaled(40), prefixShares: true },
   real: { users: scaled(100), turnsPerUser: 3, modelDelayMs: 1_000 },
   real_concurrency_1: { users: scaled(100), turnsPerUser: 1, modelDelayMs: 1_000, env: { WORKER_CONCURRENCY: '1' } },
   real_concurrency_1000: { users: scaled(100), turnsPerUser: 1, modelDelayMs: 1_000, env: { WORKER_CONCURRENCY: '1000' } },
@@ -61,7 +61,7 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
       : {}),
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
     cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
-    prompt_prefix_share: round(result.promptPrefixShare, 3),
+    ...(result.promptPrefixShare !== null ? { prompt_prefix_share: round(result.promptPrefixShare, 3) } : {}),
     cpu_ms_per_turn_by_process: perTurn('cpuMs'),
     // What the CPU goes to between processes: each message sent is a write, each one waited for a wake-up
     // (PostgreSQL sends with send(), which the kernel does not count as a write).

@@ -199,13 +199,24 @@ export class PrefixShares {
     const key = JSON.stringify(body.messages.find((message) => message.role === 'user')?.content ?? null);
     const text = promptText(body);
     const before = this.previous.get(key);
-    if (before !== undefined) {
-      let same = 0;
-      while (same < text.length && text[same] === before[same]) same++;
-      this.shares.push(same / text.length);
-    }
+    if (before !== undefined) this.shares.push(commonPrefixLength(text, before) / text.length);
     this.previous.set(key, text);
   }
+}
+
+const PREFIX_BLOCK = 1024;
+
+/**
+ * How many characters two strings share from the start: a block at a time (a native comparison),
+ * then character by character in the block that differs. Compared one character at a time in
+ * JavaScript, tens of kilobytes per request were a sixth of the load generator's CPU.
+ */
+function commonPrefixLength(a: string, b: string): number {
+  const end = Math.min(a.length, b.length);
+  let same = 0;
+  while (same + PREFIX_BLOCK <= end && a.slice(same, same + PREFIX_BLOCK) === b.slice(same, same + PREFIX_BLOCK)) same += PREFIX_BLOCK;
+  while (same < end && a.charCodeAt(same) === b.charCodeAt(same)) same++;
+  return same;
 }
 
 /** The last message of a request, and whether it is the user's (a new turn) or tool results. */

@@ -13,6 +13,11 @@ export interface ProfileOptions {
   env?: Record<string, string>;
   /** Also time this many turns of one user alone, one after another. */
   aloneTurns?: number;
+  /**
+   * Also measure how much of each model request repeats its session's previous one. The load
+   * generator's work, on the cores the system is measured on, so only where it is reported.
+   */
+  prefixShares?: boolean;
 }
 
 export interface ProfileResult {
@@ -29,8 +34,8 @@ export interface ProfileResult {
   dbStatements: { calls: number; ms: number; query: string }[] | null;
   /** Redis commands run in the loaded window, by command (`INFO commandstats`). */
   redisCommands: Record<string, number>;
-  /** Mean share of each model request that repeats its session's previous one as a prefix. */
-  promptPrefixShare: number;
+  /** Mean share of each model request that repeats its session's previous one as a prefix, when measured. */
+  promptPrefixShare: number | null;
 }
 
 const TURN_TIMEOUT_MS = 120_000;
@@ -57,7 +62,7 @@ export async function runProfile(
   // thousands of them) grew this process's heap to 261 MiB by the end of the instant profile
   // (56 MiB without), the load generator's garbage on the two cores the system is measured on.
   const prefixes = new PrefixShares();
-  model.keep = (request) => prefixes.add(request.body);
+  model.keep = options.prefixShares ? (request) => prefixes.add(request.body) : () => undefined;
   model.script = (body) =>
     lastMessage(body).role === 'user'
       ? {
@@ -163,7 +168,7 @@ export async function runProfile(
       peakRssMiB: peak,
       dbStatements,
       redisCommands,
-      promptPrefixShare: mean(prefixes.shares),
+      promptPrefixShare: options.prefixShares ? mean(prefixes.shares) : null,
     };
   } finally {
     redis.disconnect();
