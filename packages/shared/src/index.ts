@@ -36,6 +36,7 @@ export * from './context/system-prompt';
 export * from './context/history';
 export * from './context/profile-store';
 export * from './context/step-input';
+export * from './context/session-histories';
 export * from './search/document-search';
 export * from './gotchas/gotcha-store';
 export * from './runtime';

@@ -25,7 +25,7 @@ export function estimateTokens(message: StoredMessage): number {
  * a summary. Tool calls without results (a cancelled turn) get a stand-in result so the
  * conversation stays well-formed for the model.
  */
-export function buildHistory(all: StoredMessage[], tokenBudget: number, summaryChars = 2_000): HistoryWindow {
+export function buildHistory(all: readonly StoredMessage[], tokenBudget: number, summaryChars = 2_000): HistoryWindow {
   const messages = completeToolResults(all).map(sanitize);
   const total = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
   if (total <= tokenBudget) return { messages, summary: null };
@@ -58,7 +58,7 @@ function sanitize(message: StoredMessage): StoredMessage {
  * moves after the results; a call without a result (a cancelled turn) gets a stand-in; a result
  * without its call is dropped.
  */
-function completeToolResults(messages: StoredMessage[]): StoredMessage[] {
+function completeToolResults(messages: readonly StoredMessage[]): StoredMessage[] {
   // Where each call id's results are, in order: a call takes the first one after it, so a step
   // reads a long history in one pass instead of searching it again for every call.
   const results = new Map<string, number[]>();

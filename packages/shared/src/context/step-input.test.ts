@@ -1,4 +1,5 @@
 import { createDb, type Db } from '../db';
+import { SessionHistories } from './session-histories';
 import { loadStepInput } from './step-input';
 
 /** A model step's one read: the user's settings, the session's history in order, the pitfalls that apply. */
@@ -22,7 +23,7 @@ async function userWithSession(): Promise<{ userId: string; sessionId: string }>
   return { userId, sessionId: session.rows[0]?.id as string };
 }
 
-const options = { defaultBudget: 0, tools: ['create_folder'], pitfallsShown: 2, historyRows: 3 };
+const options = { defaultBudget: 0, tools: ['create_folder'], pitfallsShown: 2, histories: new SessionHistories(3, 1_000_000) };
 
 describe('loadStepInput', () => {
   it('reads the latest messages oldest first, with their tool calls, and only the pitfalls of the tools offered', async () => {

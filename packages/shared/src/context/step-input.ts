@@ -2,6 +2,7 @@ import type { Queryable } from '../db';
 import { pitfallsJson, type Pitfall } from '../gotchas/gotcha-store';
 import { ALLOWANCE_COLUMNS, allowanceOf, type Allowance, type AllowanceRow } from '../usage/usage-store';
 import type { StoredMessage } from './history';
+import type { SessionHistories } from './session-histories';
 import { PROFILE_COLUMNS, toProfile, type ProfileRow } from './profile-store';
 import type { Profile } from './profile-defaults';
 import type { AssistantIdentity } from './system-prompt';
@@ -18,7 +19,7 @@ export interface StepUser {
 export interface StepInput {
   user: StepUser;
   /** The session's latest messages, oldest first. */
-  history: StoredMessage[];
+  history: readonly StoredMessage[];
   /** The user's gotchas about the tools offered, and the general ones, most recently seen first. */
   pitfalls: Pitfall[];
 }
@@ -37,15 +38,16 @@ interface StepRow extends AllowanceRow {
 /**
  * Reads a model step's input in two statements sent together (one round trip on a pipelined
  * client): the user's settings, profile and token allowance with their pitfalls about `tools`
- * (at most `pitfallsShown`); and the session's latest `historyRows` messages, as plain rows.
- * Rows rather than a JSON aggregate: PostgreSQL's `json_build_object` looks up every argument's
- * output function again for each row, and took 0.85 ms for a history of 200 messages that it
- * sends as rows in 0.18 (pgbench, prepared).
+ * (at most `pitfallsShown`); and the session's latest messages, of which only those added since
+ * this process's last step of the session are sent (`histories`), as plain rows. Rows rather
+ * than a JSON aggregate: PostgreSQL's `json_build_object` looks up every argument's output
+ * function again for each row, and took 0.85 ms for a history of 200 messages that it sends as
+ * rows in 0.18 (pgbench, prepared).
  */
 export async function loadStepInput(
   db: Queryable,
   scope: { userId: string; sessionId: string },
-  options: { defaultBudget: number; tools: string[]; pitfallsShown: number; historyRows: number },
+  options: { defaultBudget: number; tools: string[]; pitfallsShown: number; histories: SessionHistories },
 ): Promise<StepInput> {
   const [found, recent] = await Promise.all([
     db.query<StepRow & ProfileRow>(
@@ -58,12 +60,7 @@ export async function loadStepInput(
        WHERE u.id = $1`,
       [scope.userId, options.tools, options.pitfallsShown],
     ),
-    db.query<StoredMessage>(
-      `SELECT role, content, tool_calls, tool_call_id
-       FROM (SELECT id, role, content, tool_calls, tool_call_id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2) recent
-       ORDER BY id`,
-      [scope.sessionId, options.historyRows],
-    ),
+    options.histories.latest(db, scope.sessionId),
   ]);
   const row = found.rows[0];
   return {
@@ -79,7 +76,7 @@ export async function loadStepInput(
       timeZone: row?.timezone ?? 'UTC',
       allowance: allowanceOf(row, options.defaultBudget),
     },
-    history: recent.rows,
+    history: recent,
     pitfalls: row?.pitfalls ?? [],
   };
 }

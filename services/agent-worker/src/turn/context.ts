@@ -17,6 +17,11 @@ import type { TurnRow } from '@assistant/shared';
 /** How many of a session's latest messages are read to build the history window. */
 export const HISTORY_ROWS = 500;
 /**
+ * How much text of its sessions' latest messages an agent worker keeps between their steps
+ * (`SessionHistories`): a few megabytes hold the conversations of hundreds of sessions in flight.
+ */
+export const HISTORY_KEPT_CHARS = 8_000_000;
+/**
  * Every tool is offered on every step, so every tool is "in play": the pitfalls are the user's
  * most recently seen gotchas about any tool, plus the general ones.
  */

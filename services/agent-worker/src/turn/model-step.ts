@@ -11,13 +11,14 @@ import {
   type EventWriter,
   type McpCatalog,
   type Semaphore,
+  type SessionHistories,
   type SharedMetrics,
   type TurnMachine,
   type TurnState,
 } from '@assistant/shared';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
-import { buildModelMessages, HISTORY_ROWS, PITFALLS_SHOWN, pitfallTools } from './context';
+import { buildModelMessages, PITFALLS_SHOWN, pitfallTools } from './context';
 import { LOOP_LENGTH, repeatedCall } from './repeated-calls';
 import { relevantDocuments } from './relevant-documents';
 import { TokenStream } from './token-stream';
@@ -40,6 +41,8 @@ export interface ModelStepDeps {
   dailyTokenBudget: number;
   /** MODEL_CONCURRENCY: the calls this process has in flight. */
   modelCalls: Semaphore;
+  /** Its sessions' latest messages, kept between steps. */
+  histories: SessionHistories;
 }
 
 /**
@@ -67,7 +70,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
         loadStepInput(
           client,
           { userId: turn.user_id, sessionId: turn.session_id },
-          { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, historyRows: HISTORY_ROWS },
+          { defaultBudget: deps.dailyTokenBudget, tools: pitfallTools(mcpTools), pitfallsShown: PITFALLS_SHOWN, histories: deps.histories },
         ),
       (client) => relevantDocuments(client, turn),
     );

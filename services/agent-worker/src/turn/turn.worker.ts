@@ -14,11 +14,13 @@ import {
   msUntilDue,
   sessionsWaitingForSlot,
   Semaphore,
+  SessionHistories,
   type JobProcessor,
   type Runtime,
   type TurnMachine,
 } from '@assistant/shared';
 import { isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
+import { HISTORY_KEPT_CHARS, HISTORY_ROWS } from './context';
 import { decide } from './decide';
 import { ModelCallParking } from './model-call-parking';
 import { runModelStep } from './model-step';
@@ -50,6 +52,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     photos: new TurnPhotos(config, logger),
     dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
     modelCalls: new Semaphore(config.MODEL_CONCURRENCY),
+    histories: new SessionHistories(HISTORY_ROWS, HISTORY_KEPT_CHARS),
   };
   const parking = new ModelCallParking(config.JOB_LOCK_MS, logger);
 

@@ -1,0 +1,118 @@
+import type { Queryable } from '../db';
+import type { StoredMessage } from './history';
+
+interface Window {
+  /** The window's message ids, ascending, and the messages themselves, in the same order. */
+  readonly ids: readonly number[];
+  readonly messages: readonly StoredMessage[];
+  /** The characters its messages hold: what it costs to keep. */
+  readonly chars: number;
+}
+
+interface WindowRow extends Partial<StoredMessage> {
+  /** How many of the window's messages have an id up to the newest one held, and the first of them. */
+  known: number;
+  known_from: number | null;
+  /** A message added since, or null (with the rest) when there is none. */
+  id: number | null;
+}
+
+/**
+ * One statement: the ids of the session's latest `$2` messages, how many of them are at or below
+ * `$3` (the newest id held) and the first of those, and the window's messages above `$3` in full.
+ * Both are range scans of the `(session_id, id)` index; only the added messages are sent.
+ */
+const WINDOW_SINCE = `
+  WITH recent AS (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2),
+  held AS (SELECT count(*)::int AS known, min(id) AS known_from FROM recent WHERE id <= $3),
+  added AS (
+    SELECT id, role, content, tool_calls, tool_call_id FROM messages
+    WHERE session_id = $1 AND id > $3 AND id >= (SELECT min(id) FROM recent))
+  SELECT held.known, held.known_from, added.id, added.role, added.content, added.tool_calls, added.tool_call_id
+  FROM held LEFT JOIN added ON true
+  ORDER BY added.id`;
+
+/**
+ * The latest `rows` messages of each session whose steps this process ran lately, so that a
+ * model step reads only the messages added since its session's last one. Read whole, the window
+ * was up to `rows` messages on every step (tens of kilobytes that PostgreSQL sent and this
+ * process parsed again each time, the longer the conversation the more). The sessions read least
+ * recently are dropped to keep the messages held within `maxChars` characters.
+ *
+ * A message never changes once written, but messages are not always committed in id order (a
+ * reminder's message and a tool's result may commit either way round) and an erasure deletes
+ * them. So each read also counts the window's messages up to the newest id held: when that count
+ * or its first id disagrees with what is held, the window is read again whole. The messages
+ * answered are shared with the cache: callers must not change them.
+ */
+export class SessionHistories {
+  private readonly windows = new Map<string, Window>();
+  private chars = 0;
+
+  constructor(
+    readonly rows: number,
+    private readonly maxChars: number,
+  ) {}
+
+  /** The session's latest `rows` messages, oldest first. */
+  async latest(db: Queryable, sessionId: string): Promise<readonly StoredMessage[]> {
+    const held = this.windows.get(sessionId) ?? EMPTY;
+    const window = await this.extend(db, sessionId, held);
+    this.keep(sessionId, window);
+    return window.messages;
+  }
+
+  /** `held` with what was added since; the window read whole when `held` no longer agrees with the database. */
+  private async extend(db: Queryable, sessionId: string, held: Window): Promise<Window> {
+    const { rows } = await db.query<WindowRow>(WINDOW_SINCE, [sessionId, this.rows, held.ids.at(-1) ?? 0]);
+    const { known, known_from: knownFrom } = rows[0] as WindowRow;
+    const added = rows
+      .filter((row) => row.id !== null)
+      .map(({ id, role, content, tool_calls, tool_call_id }) => ({
+        id: id as number,
+        message: { role, content, tool_calls, tool_call_id } as StoredMessage,
+      }));
+    // The window's messages up to the newest one held must be the newest `known` of those held.
+    const kept = held.ids.length - known;
+    const agrees =
+      known === 0
+        ? // None held is in the window: all of it was added since, or there was nothing held.
+          held.ids.length === 0 || added.length === this.rows
+        : kept >= 0 && held.ids[kept] === knownFrom;
+    // Nothing held always agrees, so this reads once more at most.
+    if (!agrees) return this.extend(db, sessionId, EMPTY);
+    const from = known === 0 ? held.ids.length : kept;
+    const dropped = held.messages.slice(0, from);
+    const messages = [...held.messages.slice(from), ...added.map((row) => row.message)];
+    return {
+      ids: [...held.ids.slice(from), ...added.map((row) => row.id)],
+      messages,
+      chars: held.chars - charsOf(dropped) + charsOf(added.map((row) => row.message)),
+    };
+  }
+
+  /** Keeps `window` as the session's, most recent last, dropping the least recent over maxChars. */
+  private keep(sessionId: string, window: Window): void {
+    const before = this.windows.get(sessionId);
+    if (before) {
+      this.chars -= before.chars;
+      this.windows.delete(sessionId);
+    }
+    this.windows.set(sessionId, window);
+    this.chars += window.chars;
+    for (const [id, oldest] of this.windows) {
+      if (this.chars <= this.maxChars) break;
+      this.windows.delete(id);
+      this.chars -= oldest.chars;
+    }
+  }
+}
+
+const EMPTY: Window = { ids: [], messages: [], chars: 0 };
+
+function charsOf(messages: readonly StoredMessage[]): number {
+  return messages.reduce(
+    (sum, message) => sum + message.content.length + (message.tool_calls?.reduce((n, call) => n + call.arguments.length, 0) ?? 0),
+    0,
+  );
+}
