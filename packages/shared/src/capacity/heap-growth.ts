@@ -8,8 +8,8 @@ import v8 from 'node:v8';
  * The services keep about 40 MB live even with 1,000 turns waiting for their model, but with V8's
  * factor the heap grew to two or three times that between collections, and when the collection
  * came decided the peak: in the bench's crowd the agent worker peaked anywhere from 160 to 225 MiB
- * of RSS. With 30 % the peaks were 156–160 MiB (gateway), 159–160 (agent worker) and 127–130
- * (tool worker) in repeated runs, at no CPU per turn the bench could tell from its run-to-run
+ * of RSS. With 30 % the peaks were 157–159 MiB (gateway), 160–163 (agent worker) and 128–129
+ * (tool worker) in three runs, at no CPU per turn the bench could tell from its run-to-run
  * noise. Unlike a `--max-old-space-size` cap it bounds nothing: a heap whose live part grows (more
  * calls in flight, more streams) grows with it instead of running out of memory.
  *
