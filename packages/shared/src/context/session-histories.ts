@@ -66,28 +66,26 @@ export class SessionHistories {
   private async extend(db: Queryable, sessionId: string, held: Window): Promise<Window> {
     const { rows } = await db.query<WindowRow>(WINDOW_SINCE, [sessionId, this.rows, held.ids.at(-1) ?? 0]);
     const { known, known_from: knownFrom } = rows[0] as WindowRow;
-    const added = rows
-      .filter((row) => row.id !== null)
-      .map(({ id, role, content, tool_calls, tool_call_id }) => ({
-        id: id as number,
-        message: { role, content, tool_calls, tool_call_id } as StoredMessage,
-      }));
-    // The window's messages up to the newest one held must be the newest `known` of those held.
-    const kept = held.ids.length - known;
+    const added = rows.filter((row) => row.id !== null);
+    const addedMessages = added.map(
+      ({ role, content, tool_calls, tool_call_id }) => ({ role, content, tool_calls, tool_call_id }) as StoredMessage,
+    );
+    // The window's messages up to the newest one held must be the newest `known` of those held,
+    // the first of them at `first`.
+    const first = held.ids.length - known;
     const agrees =
       known === 0
         ? // None held is in the window: all of it was added since, or there was nothing held.
           held.ids.length === 0 || added.length === this.rows
-        : kept >= 0 && held.ids[kept] === knownFrom;
+        : first >= 0 && held.ids[first] === knownFrom;
     // Nothing held always agrees, so this reads once more at most.
     if (!agrees) return this.extend(db, sessionId, EMPTY);
-    const from = known === 0 ? held.ids.length : kept;
-    const dropped = held.messages.slice(0, from);
-    const messages = [...held.messages.slice(from), ...added.map((row) => row.message)];
+    // Those held before it left the window.
+    const from = known === 0 ? held.ids.length : first;
     return {
-      ids: [...held.ids.slice(from), ...added.map((row) => row.id)],
-      messages,
-      chars: held.chars - charsOf(dropped) + charsOf(added.map((row) => row.message)),
+      ids: [...held.ids.slice(from), ...added.map((row) => row.id as number)],
+      messages: [...held.messages.slice(from), ...addedMessages],
+      chars: held.chars - charsOf(held.messages.slice(0, from)) + charsOf(addedMessages),
     };
   }
 
