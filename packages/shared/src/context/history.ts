@@ -13,10 +13,15 @@ export interface HistoryWindow {
   summary: string | null;
 }
 
+/** The characters of a message's text and tool calls. */
+export function messageChars(message: StoredMessage): number {
+  const calls = message.tool_calls?.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) ?? 0;
+  return message.content.length + calls;
+}
+
 /** Rough token count (about four characters a token): good enough for a budget. */
 export function estimateTokens(message: StoredMessage): number {
-  const calls = message.tool_calls?.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) ?? 0;
-  return Math.ceil((message.content.length + calls) / 4) + 4;
+  return Math.ceil(messageChars(message) / 4) + 4;
 }
 
 /**

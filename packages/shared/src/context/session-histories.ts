@@ -1,5 +1,5 @@
 import type { Queryable } from '../db';
-import type { StoredMessage } from './history';
+import { messageChars, type StoredMessage } from './history';
 
 interface Window {
   /** The window's message ids, ascending, and the messages themselves, in the same order. */
@@ -109,8 +109,5 @@ export class SessionHistories {
 const EMPTY: Window = { ids: [], messages: [], chars: 0 };
 
 function charsOf(messages: readonly StoredMessage[]): number {
-  return messages.reduce(
-    (sum, message) => sum + message.content.length + (message.tool_calls?.reduce((n, call) => n + call.arguments.length, 0) ?? 0),
-    0,
-  );
+  return messages.reduce((sum, message) => sum + messageChars(message), 0);
 }
