@@ -1,11 +1,11 @@
-import type { Runtime } from '@assistant/shared';
+import { eventKeys, type Runtime } from '@assistant/shared';
 import { insertTestUser } from '../../../tests/helpers/db';
 import { publishing } from '../../../tests/helpers/publishing';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
 import { ToolRunner } from './run-tool';
 
 /** What a finished tool hands on to: the step's next task, run in the same job, only while it is still the next one. */
-const { db, queues, events, outbox, close } = publishing('run-tool');
+const { db, redis, prefix, queues, events, outbox, close } = publishing('run-tool');
 const runtime = { db, events, outbox, config: { TOOL_TIMEOUT_MS: 10_000 }, logger: { warn: () => undefined } } as unknown as Runtime;
 const runner = new ToolRunner(runtime, { owns: () => false } as unknown as McpToolCaller);
 afterAll(close);
@@ -89,5 +89,33 @@ describe('ToolRunner hand-off', () => {
     await runner.run(tasks[0] as string);
     expect(await statuses(tasks)).toEqual(['completed', 'approved', 'pending']);
     expect(await queued(turnId)).toEqual({ advance: 1, tools: [] });
+  });
+
+  it('announces the task it hands on to with the end of the one before, each task once', async () => {
+    const { turnId, tasks } = await step('pending', 'pending');
+    const emits = jest.spyOn(events, 'emitMany');
+    await runner.run(tasks[0] as string);
+    // The first task's start, then one append per task: its end and the next one's start.
+    expect(emits).toHaveBeenCalledTimes(4);
+    emits.mockRestore();
+    const stream = await redis.xrange(eventKeys(prefix, turnId).stream, '-', '+');
+    const sent = stream.map(([, fields]) => {
+      const data = JSON.parse(fields[5] as string) as { task_id: string; status?: string };
+      return `${fields[3]} ${data.task_id}${data.status ? ` ${data.status}` : ''}`;
+    });
+    expect(sent).toEqual([
+      'task_update task_1 in_progress',
+      'tool_start task_1',
+      'tool_complete task_1',
+      'task_update task_1 completed',
+      'task_update task_2 in_progress',
+      'tool_start task_2',
+      'tool_complete task_2',
+      'task_update task_2 completed',
+      'task_update task_3 in_progress',
+      'tool_start task_3',
+      'tool_complete task_3',
+      'task_update task_3 completed',
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import {
   withTransaction,
   type DbClient,
   type OutboxEntry,
+  type OutboxEvent,
   type Runtime,
   type ToolResult,
 } from '@assistant/shared';
@@ -42,6 +43,8 @@ export interface ToolTask {
    * task that handed on to it (its batch has no job to carry them, see OutboxPublisher.publish).
    */
   published?: string[];
+  /** Its start events went out with the end of the task that handed on to it. */
+  announced?: boolean;
 }
 
 /** What a task shares with the one it hands on to: its turn's, and its job. */
@@ -124,11 +127,12 @@ export class ToolRunner {
   /** Answers the step's task it handed on to, started and to run next in this job. */
   private async runTask(task: ToolTask): Promise<ToolTask | undefined> {
     const { events } = this.runtime;
-    const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
-    await events.emitMany(task.turn_id, [
-      { event: { type: 'task_update', task_id: task.ref, status: 'in_progress' }, dedupeKey: `${task.id}:in_progress` },
-      { event: { type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, dedupeKey: `${task.id}:start` },
-    ]);
+    if (!task.announced) {
+      await events.emitMany(
+        task.turn_id,
+        taskStartEvents(task).map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
+      );
+    }
 
     let handed: ToolTask | undefined;
     const plan = this.mcp.owns(task.tool_name)
@@ -185,8 +189,14 @@ export class ToolRunner {
    */
   private async publish(task: ToolTask, { entries, handed }: Completion): Promise<ToolTask | undefined> {
     // Without a hand-off the batch holds the `advance`, which carries its removal: nothing is left.
-    const left = await this.runtime.outbox.publish(task.turn_id, task.origin, entries, 'caller');
-    return handed && { ...handed, published: left };
+    // With one, the next task's start goes out with this one's end.
+    const left = await this.runtime.outbox.publish(
+      task.turn_id,
+      task.origin,
+      handed ? [...entries, ...taskStartEvents(handed)] : entries,
+      'caller',
+    );
+    return handed && { ...handed, published: left, announced: true };
   }
 
   /**
@@ -290,4 +300,16 @@ function builtinCall(task: ToolTask): BuiltinCall {
     sessionId: task.session_id,
     entityId: task.entity_id,
   };
+}
+
+/**
+ * A task's `task_update` (in progress) and `tool_start`, sent as it starts to run, keyed by the
+ * task: a run again after a crash sends them again, and they show once.
+ */
+function taskStartEvents(task: ToolTask): OutboxEvent[] {
+  const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
+  return [
+    outboxEvent({ type: 'task_update', task_id: task.ref, status: 'in_progress' }, `${task.id}:in_progress`),
+    outboxEvent({ type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, `${task.id}:start`),
+  ];
 }

@@ -25,6 +25,7 @@ export type OutboxEntry =
     };
 
 export type OutboxJob = Extract<OutboxEntry, { kind: 'job' }>;
+export type OutboxEvent = Extract<OutboxEntry, { kind: 'event' }>;
 
 type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
 
@@ -32,8 +33,9 @@ function isChannelEvent(event: TurnEventInput): event is ChannelEvent {
   return (CHANNEL_EVENT_TYPES as readonly string[]).includes(event.type);
 }
 
-export function outboxEvent(event: TurnEventInput): OutboxEntry {
-  return { key: randomUUID(), kind: 'event', event };
+/** An event to publish after the commit; `key` (its dedupe key) for one that others may send too. */
+export function outboxEvent(event: TurnEventInput, key: string = randomUUID()): OutboxEvent {
+  return { key, kind: 'event', event };
 }
 
 /** A job to enqueue after the commit; its data is parsed now, so a bad payload fails the transition that builds it. */
@@ -99,6 +101,9 @@ export function outboxRemoval(turnId: string, keys: string): string {
 }
 
 const REMOVE_FROM_OUTBOX = outboxRemoval('$1', '$2');
+
+/** Queues whose jobs never emit into a turn's stream: they need not wait for the batch's events. */
+const SILENT_QUEUES: ReadonlySet<QueueName> = new Set(['session-digests']);
 
 /** The jobs that remove the batch that queued them when they load the turn (`published` in their data). */
 const REMOVING_JOBS: Partial<Record<QueueName, string>> = { 'agent-turns': 'advance', 'tool-calls': 'run-tool' };
@@ -172,17 +177,22 @@ export class OutboxPublisher {
    */
   private async send(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[], carrier?: OutboxJob): Promise<void> {
     if (origin) await this.trackTyping(turnId, entries);
-    // Events first, all in one round trip, so they precede whatever the jobs go on to emit.
+    // Events first, all in one round trip, so they precede whatever the jobs go on to emit. A job
+    // that emits nothing into the turn's stream (the session's digest) goes out with them.
     const events = entries.filter((entry) => entry.kind === 'event');
-    await this.events.emitMany(
-      turnId,
-      events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
-    );
-    // The jobs all at once, one round trip: they wait for nothing but the events, and each has
-    // its own deterministic id, so whichever of them a failure leaves out is added on the retry.
+    const unordered = entries.filter((entry): entry is OutboxJob => entry.kind === 'job' && SILENT_QUEUES.has(entry.queue));
+    await Promise.all([
+      this.events.emitMany(
+        turnId,
+        events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
+      ),
+      ...unordered.map((entry) => addOutboxJob(this.queues, entry)),
+    ]);
+    // The other jobs all at once, one round trip: they wait for nothing but the events, and each
+    // has its own deterministic id, so whichever of them a failure leaves out is added on the retry.
     await Promise.all(
       entries.flatMap((entry) => {
-        if (entry.kind === 'job') return entry.key === carrier?.key ? [] : [addOutboxJob(this.queues, entry)];
+        if (entry.kind === 'job') return entry.key === carrier?.key || unordered.includes(entry) ? [] : [addOutboxJob(this.queues, entry)];
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (!origin || !isChannelEvent(entry.event)) return [];
