@@ -1,23 +1,30 @@
 import { TokenStream } from './token-stream';
 
 describe('TokenStream', () => {
-  it('writes the first delta at once and the ones arriving meanwhile in one batch, in order', async () => {
+  it('writes the deltas at hand at once and the ones arriving meanwhile in one batch, in order', async () => {
     const written: string[][] = [];
     let finishWrite: () => void = () => undefined;
     const stream = new TokenStream(async (deltas) => {
       written.push(deltas);
       await new Promise<void>((resolve) => (finishWrite = resolve));
     });
+    // Parsed from one network read: one write.
     stream.push('Hel');
-    stream.push('lo, ');
+    stream.push('lo');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toEqual([['Hel', 'lo']]);
+    // Arriving while it runs: the next write.
+    stream.push(', ');
     stream.push('world');
-    expect(written).toEqual([['Hel']]);
     const drained = stream.drain();
     finishWrite();
     while (written.length < 2) await new Promise((resolve) => setImmediate(resolve));
     finishWrite();
     await drained;
-    expect(written).toEqual([['Hel'], ['lo, ', 'world']]);
+    expect(written).toEqual([
+      ['Hel', 'lo'],
+      [', ', 'world'],
+    ]);
   });
 
   it('reports a failed write when drained', async () => {

@@ -1,8 +1,10 @@
 /**
  * Streams the model's text as `token` events, one per delta, with at most one write in flight:
  * deltas that arrive while one write runs go out together in the next (one round trip for the
- * batch, each still its own event). A fast model then costs a write per round trip instead of
- * one per chunk, and a slow one still streams each chunk at once.
+ * batch, each still its own event), and so do the deltas of one network read (a write starts on
+ * the next turn of the event loop, after the response's chunks at hand are parsed). A fast model
+ * then costs a write per round trip instead of one per chunk, and a slow one still streams each
+ * chunk at once.
  */
 export class TokenStream {
   private pending: string[] = [];
@@ -13,7 +15,7 @@ export class TokenStream {
 
   push(delta: string): void {
     this.pending.push(delta);
-    this.writing ??= this.pump();
+    this.writing ??= new Promise((resolve) => setImmediate(resolve)).then(() => this.pump());
   }
 
   /** Resolves once every delta pushed so far is written; throws the first failed write. */
