@@ -189,14 +189,11 @@ export class ToolRunner {
    */
   private async publish(task: ToolTask, { entries, handed }: Completion): Promise<ToolTask | undefined> {
     // Without a hand-off the batch holds the `advance`, which carries its removal: nothing is left.
-    // With one, the next task's start goes out with this one's end.
-    const left = await this.runtime.outbox.publish(
-      task.turn_id,
-      task.origin,
-      handed ? [...entries, ...taskStartEvents(handed)] : entries,
-      'caller',
-    );
-    return handed && { ...handed, published: left, announced: true };
+    // With one, the next task's start goes out with this one's end (those events are not in the
+    // outbox: only the completion's entries are left for the next task's completion to remove).
+    const started = handed ? taskStartEvents(handed) : [];
+    const left = await this.runtime.outbox.publish(task.turn_id, task.origin, [...entries, ...started], 'caller');
+    return handed && { ...handed, published: left.filter((key) => !started.some((event) => event.key === key)), announced: true };
   }
 
   /**

@@ -4,7 +4,7 @@ import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox
 import { loadTurnState } from './turn-state';
 
 /** Channel copies of a turn's events: queued by the publisher, once, only for channel turns. */
-const { db, queues, outbox: publisher, close } = publishing('outbox');
+const { db, queues, events, outbox: publisher, close } = publishing('outbox');
 afterAll(close);
 
 async function turnWith(origin: object | null): Promise<string> {
@@ -88,6 +88,31 @@ describe('OutboxPublisher removal', () => {
     const before = await version();
     await loadTurnState(db, turnId, job?.data.published);
     expect(await version()).toBe(before);
+  });
+
+  it("adds a session's digest job with the batch's events, and the turn's next step only once they are written", async () => {
+    const turnId = await turnWith(null);
+    const digest = outboxJob('session-digests', 'digest', { sessionId: randomUUID() }, { jobId: `digest.${randomUUID()}` });
+    const advance = outboxJob('agent-turns', 'advance', { turnId });
+    const batch = [outboxEvent({ type: 'turn_started', session_key: 'agent:main:main' }), advance, digest];
+    await appendOutbox(db, turnId, batch);
+    // The events' write is held: what goes out with it is there meanwhile, what waits for it is not.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const emitMany = events.emitMany.bind(events);
+    const emits = jest.spyOn(events, 'emitMany').mockImplementationOnce(async (...args) => {
+      await held;
+      return emitMany(...args);
+    });
+    const published = publisher.publish(turnId, null, batch);
+    const digestJob = () => queues['session-digests'].getJob(digest.jobId);
+    for (let i = 0; i < 100 && !(await digestJob()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await digestJob()).toBeDefined();
+    expect(await queues['agent-turns'].getJob(advance.jobId)).toBeUndefined();
+    release();
+    await published;
+    emits.mockRestore();
+    expect(await queues['agent-turns'].getJob(advance.jobId)).toBeDefined();
   });
 
   it('removes a batch itself when no job can carry it: none, a delayed one, or two', async () => {

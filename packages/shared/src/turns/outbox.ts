@@ -180,19 +180,19 @@ export class OutboxPublisher {
     // Events first, all in one round trip, so they precede whatever the jobs go on to emit. A job
     // that emits nothing into the turn's stream (the session's digest) goes out with them.
     const events = entries.filter((entry) => entry.kind === 'event');
-    const unordered = entries.filter((entry): entry is OutboxJob => entry.kind === 'job' && SILENT_QUEUES.has(entry.queue));
+    const silent = entries.filter((entry): entry is OutboxJob => entry.kind === 'job' && SILENT_QUEUES.has(entry.queue));
     await Promise.all([
       this.events.emitMany(
         turnId,
         events.map((entry) => ({ event: entry.event, dedupeKey: entry.key })),
       ),
-      ...unordered.map((entry) => addOutboxJob(this.queues, entry)),
+      ...silent.map((entry) => addOutboxJob(this.queues, entry)),
     ]);
     // The other jobs all at once, one round trip: they wait for nothing but the events, and each
     // has its own deterministic id, so whichever of them a failure leaves out is added on the retry.
     await Promise.all(
       entries.flatMap((entry) => {
-        if (entry.kind === 'job') return entry.key === carrier?.key || unordered.includes(entry) ? [] : [addOutboxJob(this.queues, entry)];
+        if (entry.kind === 'job') return entry.key === carrier?.key || silent.includes(entry) ? [] : [addOutboxJob(this.queues, entry)];
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
         if (!origin || !isChannelEvent(entry.event)) return [];
