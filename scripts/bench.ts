@@ -71,7 +71,14 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
     driver_cpu_ms_per_turn: round(result.driverCpuMs / Math.max(1, done)),
     peak_rss_mib: result.peakRssMiB,
     ...(result.aloneMs.length > 0
-      ? { alone_turn_ms_p50: percentile(result.aloneMs, 50), alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50) }
+      ? {
+          alone_turn_ms_p50: percentile(result.aloneMs, 50),
+          alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50),
+          // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
+          alone_cpu_ms_per_turn: round(
+            Object.values(result.aloneUsage).reduce((sum, usage) => sum + usage.cpuMs, 0) / result.aloneMs.length,
+          ),
+        }
       : {}),
     ...(statements !== undefined
       ? {

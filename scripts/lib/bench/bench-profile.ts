@@ -28,6 +28,8 @@ export interface ProfileResult {
   latenciesMs: number[];
   aloneMs: number[];
   usage: Record<string, Usage>;
+  /** What the system used while the turns alone ran. */
+  aloneUsage: Record<string, Usage>;
   /** CPU of the bench's own process (the fake model and the users' HTTP and SSE clients), not counted in usage. */
   driverCpuMs: number;
   peakRssMiB: Record<string, number | null>;
@@ -124,8 +126,19 @@ export async function runProfile(
       (
         await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
       ).rows.map((row) => row.pid);
-    const meter = new UsageMeter();
-    meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
+    // CPU of every process of the system over a window: the three node processes, this database's backends and Redis.
+    const startMeter = async () => {
+      const meter = new UsageMeter();
+      meter.start([...processPids().map(([, pid]) => pid), ...(await dbPids()), ...(infra.redisPid ? [infra.redisPid] : [])]);
+      return meter;
+    };
+    const stopMeter = async (meter: UsageMeter) =>
+      meter.stop({
+        ...Object.fromEntries(processPids().map(([name, pid]) => [name, [pid]])),
+        postgresql: await dbPids(),
+        ...(infra.redisPid ? { redis: [infra.redisPid] } : {}),
+      });
+    const meter = await startMeter();
 
     const driverBefore = process.cpuUsage();
     const latenciesMs: number[] = [];
@@ -142,11 +155,7 @@ export async function runProfile(
     );
     const seconds = (performance.now() - started) / 1000;
     const driver = process.cpuUsage(driverBefore);
-    const usage = meter.stop({
-      ...Object.fromEntries(processPids().map(([name, pid]) => [name, [pid]])),
-      postgresql: await dbPids(),
-      ...(infra.redisPid ? { redis: [infra.redisPid] } : {}),
-    });
+    const usage = await stopMeter(meter);
     const dbStatements = statements ? await statementStats(db, 'read') : null;
     const redisCommands = await redisCommandStats(redis);
 
@@ -154,10 +163,12 @@ export async function runProfile(
     // 0.2 ms for each model request, before the model answers) is over.
     model.keep = () => undefined;
     const aloneMs: number[] = [];
+    const aloneMeter = await startMeter();
     for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
       const outcome = await runTurn(users[0] as Api, 0);
       if (typeof outcome === 'number') aloneMs.push(outcome);
     }
+    const aloneUsage = await stopMeter(aloneMeter);
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
     return {
       turns: options.users * options.turnsPerUser,
@@ -167,6 +178,7 @@ export async function runProfile(
       latenciesMs,
       aloneMs,
       usage,
+      aloneUsage,
       driverCpuMs: (driver.user + driver.system) / 1000,
       peakRssMiB: peak,
       dbStatements,
