@@ -18,6 +18,6 @@ import v8 from 'node:v8';
  * until the next). In code rather than on the command line, so `npm start`, the per-service
  * scripts, the containers and the bench all run with it.
  */
-export const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = 30;
 
 v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
