@@ -78,6 +78,9 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
           alone_cpu_ms_per_turn: round(
             Object.values(result.aloneUsage).reduce((sum, usage) => sum + usage.cpuMs, 0) / result.aloneMs.length,
           ),
+          alone_cpu_ms_per_turn_by_process: Object.fromEntries(
+            Object.entries(result.aloneUsage).map(([name, usage]) => [name, round(usage.cpuMs / result.aloneMs.length)]),
+          ),
         }
       : {}),
     ...(statements !== undefined

@@ -220,6 +220,21 @@ describe('API keys', () => {
     expect((await stranger.request('DELETE', `/v1/api-keys/${only.id}`)).status).toBe(404);
     expect((await user.get('/v1/me')).status).toBe(200);
   });
+
+  it('answers requests sent together (their keys read together) each as its own user, a revoked or unknown key refused', async () => {
+    const [ann, bob] = await Promise.all([api.createUser(system.adminToken), api.createUser(system.adminToken)]);
+    const spare = await ann.post('/v1/api-keys', { name: 'spare' });
+    expect((await ann.request('DELETE', `/v1/api-keys/${spare.body.id}`)).status).toBe(204);
+    const callers = [ann, bob, ann.as(spare.body.api_key), ann.as('ak_not-a-key'), bob];
+    const answers = await Promise.all(callers.map((caller) => caller.get('/v1/me')));
+    expect(answers.map((answer) => [answer.status, answer.body.id])).toEqual([
+      [200, ann.userId],
+      [200, bob.userId],
+      [401, undefined],
+      [401, undefined],
+      [200, bob.userId],
+    ]);
+  });
 });
 
 describe('export', () => {

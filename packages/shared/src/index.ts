@@ -9,6 +9,7 @@ export * from './events';
 export * from './sse-parser';
 export * from './text';
 export * from './bounded-map';
+export * from './tick-batch';
 export * from './session-keys';
 export * from './tools';
 export * from './mcp/mcp-config';

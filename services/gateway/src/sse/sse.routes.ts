@@ -1,6 +1,6 @@
 import type { Response, Router } from 'express';
 import { z } from 'zod';
-import { coalesceWrites, isFinal, type Runtime } from '@assistant/shared';
+import { coalesceWrites, isFinal, tickBatched, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
@@ -31,6 +31,14 @@ export const eventStreamApi = defineRoutes({
 /** GET /v1/turns/:id/events (docs/events.md). */
 export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number): Router {
   const { db } = runtime;
+  // The streams opened in one tick read their turns together (a burst of new turns' clients).
+  const turnOf = tickBatched(async (ids: string[]) => {
+    const found = await db.query<{ id: string; user_id: string; status: string; settled: boolean }>(
+      `SELECT id, user_id, status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(found.rows.map((row) => [row.id, row]));
+  });
   const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
     runtime.logger.warn({ err: error }, 'stream slot bookkeeping failed'),
   );
@@ -40,12 +48,8 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       const turnId = params.id;
       // Read before watching: a status that is final here stays final, and one that is not
       // ends with a `done` the hub delivers.
-      const found = await db.query<{ status: string; settled: boolean }>(
-        `SELECT status, finished_at < NOW() - INTERVAL '10 seconds' AS settled FROM turns WHERE id = $1 AND user_id = $2`,
-        [turnId, userId],
-      );
-      const turn = found.rows[0];
-      if (!turn) throw notFound('turn');
+      const turn = await turnOf(turnId);
+      if (turn?.user_id !== userId) throw notFound('turn');
 
       const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
       const lastId = STREAM_ID.test(requested) ? requested : '0-0';
