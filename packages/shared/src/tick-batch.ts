@@ -4,10 +4,10 @@ interface Waiter<V> {
 }
 
 /**
- * A lookup whose calls within one turn of the event loop are answered together by one
- * `fetchMany` (keys deduplicated): under load, one statement for every request that arrived in
- * the same poll; alone, no wait, since the batch goes out in the same iteration's check phase.
- * A key `fetchMany` does not answer resolves to undefined; its failure rejects the whole batch.
+ * A call whose invocations within one turn of the event loop are carried out together by one
+ * `fetchMany` (equal keys once): under load, one statement for every request that arrived in the
+ * same poll; alone, no wait, since the batch goes out in the same iteration's check phase. A
+ * key `fetchMany` does not answer resolves to undefined; its failure rejects the whole batch.
  */
 export function tickBatched<K, V>(fetchMany: (keys: K[]) => Promise<Map<K, V>>): (key: K) => Promise<V | undefined> {
   let pending: Map<K, Waiter<V>[]> | undefined;

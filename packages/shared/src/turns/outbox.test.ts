@@ -131,6 +131,35 @@ describe('OutboxPublisher removal', () => {
     expect(jobs.filter((job) => job.data.turnId === turnId).map((job) => job.data.published)).toEqual([undefined, undefined, undefined]);
   });
 
+  it('removes the batches asked for in one tick with one statement, each only from its own turn', async () => {
+    const [first, second] = await Promise.all([turnWith(null), turnWith(null)]);
+    const kept = outboxEvent({ type: 'token', delta: 'not published yet' });
+    const done = () => [outboxEvent({ type: 'done', status: 'completed' })];
+    const batches = [
+      { turnId: first, entries: done() },
+      { turnId: second, entries: [outboxEvent({ type: 'token', delta: 'Hel' })] },
+      { turnId: second, entries: done() },
+    ];
+    for (const { turnId, entries } of batches) await appendOutbox(db, turnId, entries);
+    await appendOutbox(db, second, [kept]);
+
+    const query = jest.spyOn(db, 'query');
+    // Removed as publishing would after each batch, all in the same tick.
+    await Promise.all(
+      batches.map(({ turnId, entries }) =>
+        publisher.remove(
+          turnId,
+          entries.map((entry) => entry.key),
+        ),
+      ),
+    );
+    const statements = query.mock.calls.filter(([text]) => String(text).includes('UPDATE turns SET outbox'));
+    query.mockRestore();
+    expect(statements).toHaveLength(1);
+    expect(await outboxOf(first)).toEqual([]);
+    expect(await outboxOf(second)).toEqual([kept.key]);
+  });
+
   it("leaves a batch without jobs to the caller's next statement when asked, and answers its keys", async () => {
     const turnId = await turnWith(null);
     const batch = [outboxEvent({ type: 'tool_complete', task_id: 'task_1', tool_name: 'create_folder', result: '{}' })];

@@ -4,6 +4,7 @@ import type { EventWriter, TurnEventInput } from '../events';
 import { CHANNEL_EVENT_TYPES, parseJob, type ChannelAddress, type JobData, type JobName, type QueueName } from '../jobs';
 import type { ChatTyping } from './chat-typing';
 import { addJob, addStoredJob, jobId, type Queues } from '../queues';
+import { tickBatched } from '../tick-batch';
 
 /**
  * What a turn transition must publish after it commits: events for the turn's stream and jobs
@@ -90,17 +91,20 @@ export function outboxWithout(keys: string): string {
 /**
  * SQL: removes the entries whose keys are in `keys` from the outbox of the turn `turnId` and
  * answers the outbox left (`RETURNING outbox`); it writes nothing when none of them is there.
- * Unflushed: if a database crash loses the removal, the entries are published again, as after a
- * process killed before it.
+ * `from` names a relation both expressions may read. Unflushed: if a database crash loses the
+ * removal, the entries are published again, as after a process killed before it.
  */
-export function outboxRemoval(turnId: string, keys: string): string {
-  return `UPDATE turns SET outbox = ${outboxWithout(keys)}
+export function outboxRemoval(turnId: string, keys: string, from = ''): string {
+  return `UPDATE turns SET outbox = ${outboxWithout(keys)} ${from}
     WHERE id = ${turnId} AND ${UNFLUSHED_COMMIT}
       AND EXISTS (SELECT 1 FROM jsonb_array_elements(outbox) AS o(e) WHERE e->>'key' = ANY(${keys}::text[]))
     RETURNING outbox`;
 }
 
-const REMOVE_FROM_OUTBOX = outboxRemoval('$1', '$2');
+/** Removals of many turns' entries at once: `$1` turn ids and `$2` keys, pairwise. */
+const REMOVE_FROM_OUTBOXES = `WITH published AS (
+    SELECT turn_id, array_agg(key) AS keys FROM unnest($1::uuid[], $2::text[]) AS p(turn_id, key) GROUP BY turn_id)
+  ${outboxRemoval('published.turn_id', 'published.keys', 'FROM published')}`;
 
 /** Queues whose jobs never emit into a turn's stream: they need not wait for the batch's events. */
 const SILENT_QUEUES: ReadonlySet<QueueName> = new Set(['session-digests']);
@@ -109,6 +113,13 @@ const SILENT_QUEUES: ReadonlySet<QueueName> = new Set(['session-digests']);
 const REMOVING_JOBS: Partial<Record<QueueName, string>> = { 'agent-turns': 'advance', 'tool-calls': 'run-tool' };
 
 export class OutboxPublisher {
+  /** The removals asked for in one tick go out as one statement: under load, one for many turns. */
+  private readonly removeTogether = tickBatched(async (removals: { turnId: string; keys: string[] }[]) => {
+    const pairs = removals.flatMap(({ turnId, keys }) => keys.map((key) => [turnId, key] as const));
+    await this.db.query(REMOVE_FROM_OUTBOXES, [pairs.map(([turnId]) => turnId), pairs.map(([, key]) => key)]);
+    return new Map<never, never>();
+  });
+
   constructor(
     private readonly db: Db,
     private readonly events: EventWriter,
@@ -168,7 +179,7 @@ export class OutboxPublisher {
 
   /** Removes published entries from a turn's outbox. */
   async remove(turnId: string, keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db.query(REMOVE_FROM_OUTBOX, [turnId, keys]);
+    if (keys.length > 0) await this.removeTogether({ turnId, keys });
   }
 
   /**
