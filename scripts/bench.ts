@@ -60,6 +60,8 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
         }
       : {}),
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
+    // Where a turn's time goes (TURN_PHASES), means; first_step and second_step include the model's delay.
+    turn_phases_ms: Object.fromEntries(Object.entries(result.phasesMs).map(([phase, ms]) => [phase, round(ms)])),
     cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
     ...(result.promptPrefixShare !== null ? { prompt_prefix_share: round(result.promptPrefixShare, 3) } : {}),
     cpu_ms_per_turn_by_process: perTurn('cpuMs'),

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { Api } from '../api';
+import { Api, type StreamEvent } from '../api';
 import { lastMessage, PrefixShares, type FakeModel } from '../fake-model';
 import { TestSystem } from '../system';
 import { peakRssMiB, UsageMeter, type Usage } from './process-usage';
@@ -38,7 +38,19 @@ export interface ProfileResult {
   redisCommands: Record<string, number>;
   /** Mean share of each model request that repeats its session's previous one as a prefix, when measured. */
   promptPrefixShare: number | null;
+  /** Where the completed turns of the loaded window spent their time, mean ms per phase (TurnPhases). */
+  phasesMs: Record<TurnPhase, number>;
 }
+
+/**
+ * A turn's time in parts, told by its events' ids (the Redis time each was written, in ms) and
+ * the client's clock on the same machine: `accept` until `turn_started`, `first_step` until
+ * `task_list` (the model's first call included), `tools` until the last tool's end,
+ * `second_step` until the answer's first token (the second call included), `answer` until
+ * `done`, `delivery` until the client has `done`.
+ */
+export const TURN_PHASES = ['accept', 'first_step', 'tools', 'second_step', 'answer', 'delivery'] as const;
+export type TurnPhase = (typeof TURN_PHASES)[number];
 
 const TURN_TIMEOUT_MS = 120_000;
 const USER_BATCH = 50;
@@ -142,14 +154,19 @@ export async function runProfile(
 
     const driverBefore = process.cpuUsage();
     const latenciesMs: number[] = [];
+    const phaseSums = Object.fromEntries(TURN_PHASES.map((phase) => [phase, 0])) as Record<TurnPhase, number>;
     const failures: string[] = [];
     const started = performance.now();
     await Promise.all(
       users.map(async (user, index) => {
         for (let n = 0; n < options.turnsPerUser; n++) {
           const outcome = await runTurn(user, index);
-          if (typeof outcome === 'number') latenciesMs.push(outcome);
-          else failures.push(outcome);
+          if (typeof outcome === 'string') {
+            failures.push(outcome);
+            continue;
+          }
+          latenciesMs.push(outcome.ms);
+          for (const phase of TURN_PHASES) phaseSums[phase] += outcome.phases[phase];
         }
       }),
     );
@@ -166,7 +183,7 @@ export async function runProfile(
     const aloneMeter = await startMeter();
     for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
       const outcome = await runTurn(users[0] as Api, 0);
-      if (typeof outcome === 'number') aloneMs.push(outcome);
+      if (typeof outcome !== 'string') aloneMs.push(outcome.ms);
     }
     const aloneUsage = await stopMeter(aloneMeter);
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
@@ -184,6 +201,10 @@ export async function runProfile(
       dbStatements,
       redisCommands,
       promptPrefixShare: options.prefixShares ? mean(prefixes.shares) : null,
+      phasesMs: Object.fromEntries(TURN_PHASES.map((phase) => [phase, phaseSums[phase] / Math.max(1, latenciesMs.length)])) as Record<
+        TurnPhase,
+        number
+      >,
     };
   } finally {
     redis.disconnect();
@@ -194,17 +215,42 @@ export async function runProfile(
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 
-/** One turn to its end: its latency in ms, or why it failed. Each user's text is its own (prefix shares key on it). */
-async function runTurn(user: Api, userIndex: number): Promise<number | string> {
+/**
+ * One turn to its end: its latency in ms and its phases, or why it failed. Each user's text is
+ * its own (prefix shares key on it).
+ */
+async function runTurn(user: Api, userIndex: number): Promise<{ ms: number; phases: Record<TurnPhase, number> } | string> {
   const started = performance.now();
+  const sentAt = Date.now();
   try {
     const { turn_id: turnId } = await user.send(`bench ${userIndex}: make a folder and search`);
-    const events = await user.events(turnId, { timeoutMs: TURN_TIMEOUT_MS });
+    let doneAt = 0;
+    const events = await user.events(turnId, {
+      timeoutMs: TURN_TIMEOUT_MS,
+      until: (event) => {
+        if (event.event !== 'done') return false;
+        doneAt = Date.now();
+        return true;
+      },
+    });
     const status = events.at(-1)?.data.status;
-    return status === 'completed' ? performance.now() - started : `ended ${String(status)}`;
+    if (status !== 'completed') return `ended ${String(status)}`;
+    return { ms: performance.now() - started, phases: turnPhases(events, sentAt, doneAt) };
   } catch (error) {
     return error instanceof Error ? error.message.slice(0, 200) : String(error);
   }
+}
+
+/** TURN_PHASES of a completed turn of the bench's shape (a step with tools, then the answer). */
+function turnPhases(events: StreamEvent[], sentAt: number, doneAt: number): Record<TurnPhase, number> {
+  const at = (event: StreamEvent | undefined) => Number(event?.id.split('-')[0] ?? NaN);
+  const first = (type: string) => events.find((event) => event.event === type);
+  const toolsEnd = events.findLast((event) => event.event === 'tool_complete' || event.event === 'tool_failed');
+  const times = [sentAt, at(first('turn_started')), at(first('task_list')), at(toolsEnd), at(first('token')), at(first('done')), doneAt];
+  return Object.fromEntries(TURN_PHASES.map((phase, i) => [phase, (times[i + 1] as number) - (times[i] as number)])) as Record<
+    TurnPhase,
+    number
+  >;
 }
 
 /** Calls per Redis command since the last RESETSTAT, most frequent first (this probe's own INFO and CONFIG left out). */
