@@ -38,7 +38,7 @@ export interface ProfileResult {
   redisCommands: Record<string, number>;
   /** Mean share of each model request that repeats its session's previous one as a prefix, when measured. */
   promptPrefixShare: number | null;
-  /** Where the completed turns of the loaded window spent their time, mean ms per phase (TurnPhases). */
+  /** Where the completed turns of the loaded window spent their time, mean ms per phase (TURN_PHASES). */
   phasesMs: Record<TurnPhase, number>;
 }
 
