@@ -39,12 +39,16 @@ function percentile(samples: number[], p: number): number {
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** The CPU of every process together, in ms. */
+const cpuMs = (usages: Record<string, Usage>) => Object.values(usages).reduce((sum, usage) => sum + usage.cpuMs, 0);
+
+/** One counter of each process, per turn. */
+const perTurn = (usages: Record<string, Usage>, key: keyof Usage, turns: number) =>
+  Object.fromEntries(Object.entries(usages).map(([name, usage]) => [name, round(usage[key] / Math.max(1, turns))]));
+
 function report(options: ProfileOptions, result: ProfileResult, bareP50: number) {
   const done = result.turns - result.failed;
   const turnsPerSecond = round(done / result.seconds);
-  const cpuTotal = Object.values(result.usage).reduce((sum, usage) => sum + usage.cpuMs, 0);
-  const perTurn = (key: keyof Usage) =>
-    Object.fromEntries(Object.entries(result.usage).map(([name, usage]) => [name, round(usage[key] / Math.max(1, done))]));
   const statements = result.dbStatements?.reduce((sum, row) => sum + row.calls, 0);
   return {
     users: options.users,
@@ -62,13 +66,13 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
     // Where a turn's time goes (TURN_PHASES), means; first_step and second_step include the model's delay.
     turn_phases_ms: Object.fromEntries(Object.entries(result.phasesMs).map(([phase, ms]) => [phase, round(ms)])),
-    cpu_ms_per_turn: round(cpuTotal / Math.max(1, done)),
+    cpu_ms_per_turn: round(cpuMs(result.usage) / Math.max(1, done)),
     ...(result.promptPrefixShare !== null ? { prompt_prefix_share: round(result.promptPrefixShare, 3) } : {}),
-    cpu_ms_per_turn_by_process: perTurn('cpuMs'),
+    cpu_ms_per_turn_by_process: perTurn(result.usage, 'cpuMs', done),
     // What the CPU goes to between processes: each message sent is a write, each one waited for a wake-up
     // (PostgreSQL sends with send(), which the kernel does not count as a write).
-    writes_per_turn_by_process: perTurn('writes'),
-    wakeups_per_turn_by_process: perTurn('wakeups'),
+    writes_per_turn_by_process: perTurn(result.usage, 'writes', done),
+    wakeups_per_turn_by_process: perTurn(result.usage, 'wakeups', done),
     // The machine's other tenant: the fake model and the users' clients share these two cores.
     driver_cpu_ms_per_turn: round(result.driverCpuMs / Math.max(1, done)),
     peak_rss_mib: result.peakRssMiB,
@@ -77,12 +81,8 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
           alone_turn_ms_p50: percentile(result.aloneMs, 50),
           alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50),
           // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
-          alone_cpu_ms_per_turn: round(
-            Object.values(result.aloneUsage).reduce((sum, usage) => sum + usage.cpuMs, 0) / result.aloneMs.length,
-          ),
-          alone_cpu_ms_per_turn_by_process: Object.fromEntries(
-            Object.entries(result.aloneUsage).map(([name, usage]) => [name, round(usage.cpuMs / result.aloneMs.length)]),
-          ),
+          alone_cpu_ms_per_turn: round(cpuMs(result.aloneUsage) / result.aloneMs.length),
+          alone_cpu_ms_per_turn_by_process: perTurn(result.aloneUsage, 'cpuMs', result.aloneMs.length),
         }
       : {}),
     ...(statements !== undefined
