@@ -46,6 +46,9 @@ const cpuMs = (usages: Record<string, Usage>) => Object.values(usages).reduce((s
 const perTurn = (usages: Record<string, Usage>, key: keyof Usage, turns: number) =>
   Object.fromEntries(Object.entries(usages).map(([name, usage]) => [name, round(usage[key] / Math.max(1, turns))]));
 
+const phasesReport = (phases: Record<string, number>) =>
+  Object.fromEntries(Object.entries(phases).map(([phase, ms]) => [phase, round(ms)]));
+
 function report(options: ProfileOptions, result: ProfileResult, bareP50: number) {
   const done = result.turns - result.failed;
   const turnsPerSecond = round(done / result.seconds);
@@ -65,7 +68,7 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
       : {}),
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
     // Where a turn's time goes (TURN_PHASES), means; first_step and second_step include the model's delay.
-    turn_phases_ms: Object.fromEntries(Object.entries(result.phasesMs).map(([phase, ms]) => [phase, round(ms)])),
+    turn_phases_ms: phasesReport(result.phasesMs),
     cpu_ms_per_turn: round(cpuMs(result.usage) / Math.max(1, done)),
     ...(result.promptPrefixShare !== null ? { prompt_prefix_share: round(result.promptPrefixShare, 3) } : {}),
     cpu_ms_per_turn_by_process: perTurn(result.usage, 'cpuMs', done),
@@ -80,6 +83,7 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
       ? {
           alone_turn_ms_p50: percentile(result.aloneMs, 50),
           alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50),
+          alone_turn_phases_ms: phasesReport(result.alonePhasesMs),
           // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
           alone_cpu_ms_per_turn: round(cpuMs(result.aloneUsage) / result.aloneMs.length),
           alone_cpu_ms_per_turn_by_process: perTurn(result.aloneUsage, 'cpuMs', result.aloneMs.length),

@@ -40,6 +40,8 @@ export interface ProfileResult {
   promptPrefixShare: number | null;
   /** Where the completed turns of the loaded window spent their time, mean ms per phase (TURN_PHASES). */
   phasesMs: Record<TurnPhase, number>;
+  /** The same for the turns alone. */
+  alonePhasesMs: Record<TurnPhase, number>;
 }
 
 /**
@@ -154,7 +156,7 @@ export async function runProfile(
 
     const driverBefore = process.cpuUsage();
     const latenciesMs: number[] = [];
-    const phaseSums = Object.fromEntries(TURN_PHASES.map((phase) => [phase, 0])) as Record<TurnPhase, number>;
+    const phases = new PhaseMeans();
     const failures: string[] = [];
     const started = performance.now();
     await Promise.all(
@@ -166,7 +168,7 @@ export async function runProfile(
             continue;
           }
           latenciesMs.push(outcome.ms);
-          for (const phase of TURN_PHASES) phaseSums[phase] += outcome.phases[phase];
+          phases.add(outcome.phases);
         }
       }),
     );
@@ -180,10 +182,13 @@ export async function runProfile(
     // 0.2 ms for each model request, before the model answers) is over.
     model.keep = () => undefined;
     const aloneMs: number[] = [];
+    const alonePhases = new PhaseMeans();
     const aloneMeter = await startMeter();
     for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
       const outcome = await runTurn(users[0] as Api, 0);
-      if (typeof outcome !== 'string') aloneMs.push(outcome.ms);
+      if (typeof outcome === 'string') continue;
+      aloneMs.push(outcome.ms);
+      alonePhases.add(outcome.phases);
     }
     const aloneUsage = await stopMeter(aloneMeter);
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
@@ -201,15 +206,28 @@ export async function runProfile(
       dbStatements,
       redisCommands,
       promptPrefixShare: options.prefixShares ? mean(prefixes.shares) : null,
-      phasesMs: Object.fromEntries(TURN_PHASES.map((phase) => [phase, phaseSums[phase] / Math.max(1, latenciesMs.length)])) as Record<
-        TurnPhase,
-        number
-      >,
+      phasesMs: phases.means(),
+      alonePhasesMs: alonePhases.means(),
     };
   } finally {
     redis.disconnect();
     await db.end();
     await system.stop();
+  }
+}
+
+/** Mean ms per TURN_PHASES phase over the turns added. */
+class PhaseMeans {
+  private readonly sums = Object.fromEntries(TURN_PHASES.map((phase) => [phase, 0])) as Record<TurnPhase, number>;
+  private turns = 0;
+
+  add(phases: Record<TurnPhase, number>): void {
+    for (const phase of TURN_PHASES) this.sums[phase] += phases[phase];
+    this.turns += 1;
+  }
+
+  means(): Record<TurnPhase, number> {
+    return Object.fromEntries(TURN_PHASES.map((phase) => [phase, this.sums[phase] / Math.max(1, this.turns)])) as Record<TurnPhase, number>;
   }
 }
 

@@ -54,7 +54,9 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     modelCalls: new Semaphore(config.MODEL_CONCURRENCY),
     histories: new SessionHistories(HISTORY_ROWS, HISTORY_KEPT_CHARS),
   };
-  const parking = new ModelCallParking(config.JOB_LOCK_MS, logger);
+  // Jobs of this processor running now: each holds one of the worker's slots.
+  let running = 0;
+  const parking = new ModelCallParking(config.JOB_LOCK_MS, logger, () => running >= config.WORKER_CONCURRENCY);
 
   /**
    * Starts the session's next turn if it may, then gives the user's other waiting sessions their
@@ -116,7 +118,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
   }
 
-  return jobProcessor('agent-turns', {
+  const processor = jobProcessor('agent-turns', {
     lane: ({ sessionId }) => startLanes(sessionId),
     advance: ({ turnId, published = [] }, job, token) =>
       advance(turnId, published, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
@@ -125,6 +127,15 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
       if (turnId) await outbox.flush(turnId);
     },
   });
+  const counted = async (job: Job, token?: string) => {
+    running += 1;
+    try {
+      await processor(job, token);
+    } finally {
+      running -= 1;
+    }
+  };
+  return Object.assign(counted, { queue: processor.queue });
 
   /**
    * A failing step is retried with backoff (the queue's attempts); when the error cannot be
