@@ -12,7 +12,7 @@ export const INLINE_WAIT_MS = 25;
  * When every slot of the worker is taken, a call leaves its slot after this long instead: a job
  * may be waiting for it. With one slot (`WORKER_CONCURRENCY=1`), 100 users and a model of 1 s,
  * waiting 25 ms held each step in its slot long enough to cap the worker at about 35 steps a
- * second: 31 % of the ideal turns/s against 60 % with 5 ms.
+ * second: 31 % of the ideal turns/s against 65–69 % with 5 ms.
  */
 export const BUSY_INLINE_WAIT_MS = 5;
 
