@@ -124,8 +124,9 @@ export async function runProfile(
     // its statements once) and the hot paths get compiled, as in a system that has been running.
     // One turn each is not enough: V8 optimises a function only once it is hot, and with one warm-up
     // turn its optimising compiler still took a tenth of the machine's CPU in the measured window
-    // (perf), and the node processes used 25 ms per turn. After 20 each they use about 18, and more
-    // warm-up changes nothing.
+    // (perf), and the node processes used 25 ms per turn. After 20 each they use about 18. More would
+    // still help the compiler a little, but also lengthens the sessions measured, whose history
+    // every model request carries (README, benchmark).
     await Promise.all(
       users.slice(0, WARM_UP_USERS).map(async (user, index) => {
         for (let n = 0; n < WARM_UP_TURNS; n++) await runTurn(user, index);
