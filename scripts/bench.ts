@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '@assistant/shared';
 import { FakeModel } from './lib/fake-model';
-import { bareRoundTrip } from './lib/bench/bare-round-trip';
+import { BareRoundTrip } from './lib/bench/bare-round-trip';
 import { runProfile, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
 import { startPrivateRedis } from './lib/bench/private-redis';
 import type { Usage } from './lib/bench/process-usage';
@@ -31,11 +31,14 @@ const PROFILES: Record<string, ProfileOptions> = {
   crowd: { users: scaled(1_000), turnsPerUser: 1, modelDelayMs: 5_000 },
 };
 
-function percentile(samples: number[], p: number): number {
+/** Unrounded, for a ratio; percentile() for a report. */
+function exactPercentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   if (sorted.length === 0) return 0;
-  return round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
+
+const percentile = (samples: number[], p: number) => round(exactPercentile(samples, p));
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -49,7 +52,7 @@ const perTurn = (usages: Record<string, Usage>, key: keyof Usage, turns: number)
 const phasesReport = (phases: Record<string, number>) =>
   Object.fromEntries(Object.entries(phases).map(([phase, ms]) => [phase, round(ms)]));
 
-function report(options: ProfileOptions, result: ProfileResult, bareP50: number) {
+function report(options: ProfileOptions, result: ProfileResult) {
   const done = result.turns - result.failed;
   const turnsPerSecond = round(done / result.seconds);
   const statements = result.dbStatements?.reduce((sum, row) => sum + row.calls, 0);
@@ -82,7 +85,9 @@ function report(options: ProfileOptions, result: ProfileResult, bareP50: number)
     ...(result.aloneMs.length > 0
       ? {
           alone_turn_ms_p50: percentile(result.aloneMs, 50),
-          alone_ratio_to_bare_p50: round(percentile(result.aloneMs, 50) / bareP50),
+          // Sampled between the turns alone, so both see the machine as it was then (its speed varies).
+          alone_bare_round_trip_ms_p50: round(exactPercentile(result.aloneBareMs, 50), 2),
+          alone_ratio_to_bare_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.aloneBareMs, 50)),
           alone_turn_phases_ms: phasesReport(result.alonePhasesMs),
           // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
           alone_cpu_ms_per_turn: round(cpuMs(result.aloneUsage) / result.aloneMs.length),
@@ -120,9 +125,11 @@ async function main(): Promise<void> {
   process.env.QUEUE_PREFIX = `bench-${run}`;
   const only = process.env.BENCH_PROFILES?.split(',');
   const model = await new FakeModel().start();
+  let bareRoundTrip: BareRoundTrip | undefined;
   try {
     await migrate(databaseUrl);
-    const bare = await bareRoundTrip(redisUrl, `bench-${run}-bare`, 500);
+    bareRoundTrip = await BareRoundTrip.open(redisUrl, `bench-${run}-bare`);
+    const bare = await bareRoundTrip.sample(500);
     const bareP50 = percentile(bare, 50);
     process.stdout.write(`bare BullMQ round trip p50 ${bareP50} ms\n`);
     const profiles: Record<string, ReturnType<typeof report> | { error: string }> = {};
@@ -133,9 +140,10 @@ async function main(): Promise<void> {
         const result = await runProfile(model, options, {
           databaseUrl,
           redisUrl,
+          bareRoundTrip,
           ...(redis?.process.pid ? { redisPid: redis.process.pid } : {}),
         });
-        profiles[name] = report(options, result, bareP50);
+        profiles[name] = report(options, result);
         const { db_top_statements: _top, redis_top_commands_per_turn: _commands, ...brief } = profiles[name];
         process.stdout.write(`${JSON.stringify(brief)}\n`);
       } catch (error) {
@@ -155,6 +163,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`written to ${path.relative(process.cwd(), RESULTS)}\n`);
   } finally {
+    await bareRoundTrip?.close();
     await model.stop();
     redis?.process.kill('SIGTERM');
     const admin = new pg.Client({ connectionString: `${base}/postgres` });

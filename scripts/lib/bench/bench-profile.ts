@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Api, type StreamEvent } from '../api';
 import { lastMessage, PrefixShares, type FakeModel } from '../fake-model';
 import { TestSystem } from '../system';
+import type { BareRoundTrip } from './bare-round-trip';
 import { peakRssMiB, UsageMeter, type Usage } from './process-usage';
 
 export interface ProfileOptions {
@@ -27,6 +28,8 @@ export interface ProfileResult {
   seconds: number;
   latenciesMs: number[];
   aloneMs: number[];
+  /** Bare round trips sampled right before and right after the turns alone (BARE_AROUND_ALONE each). */
+  aloneBareMs: number[];
   usage: Record<string, Usage>;
   /** What the system used while the turns alone ran. */
   aloneUsage: Record<string, Usage>;
@@ -59,6 +62,11 @@ const USER_BATCH = 50;
 /** Users who take warm-up turns together before the measured window, and how many each. */
 const WARM_UP_USERS = 30;
 const WARM_UP_TURNS = 20;
+/**
+ * Bare round trips sampled right before and right after the turns alone (a second or so): the
+ * machine's speed drifts by a third within minutes, so the ratio compares the two at one moment.
+ */
+const BARE_AROUND_ALONE = 250;
 
 /**
  * One load profile against fresh processes: each user (its own session, autonomous mode) sends
@@ -69,7 +77,7 @@ const WARM_UP_TURNS = 20;
 export async function runProfile(
   model: FakeModel,
   options: ProfileOptions,
-  infra: { databaseUrl: string; redisUrl: string; redisPid?: number },
+  infra: { databaseUrl: string; redisUrl: string; redisPid?: number; bareRoundTrip?: BareRoundTrip },
 ): Promise<ProfileResult> {
   let folder = 0;
   // The warm-up's model answers at once, whatever the profile: it is there to compile, not to wait.
@@ -183,15 +191,20 @@ export async function runProfile(
     // 0.2 ms for each model request, before the model answers) is over.
     model.keep = () => undefined;
     const aloneMs: number[] = [];
+    const aloneTurns = options.aloneTurns ?? 0;
+    const bareAround = async (): Promise<number[]> =>
+      aloneTurns > 0 && infra.bareRoundTrip ? infra.bareRoundTrip.sample(BARE_AROUND_ALONE) : [];
+    const aloneBareMs = await bareAround();
     const alonePhases = new PhaseMeans();
     const aloneMeter = await startMeter();
-    for (let n = 0; n < (options.aloneTurns ?? 0); n++) {
+    for (let n = 0; n < aloneTurns; n++) {
       const outcome = await runTurn(users[0] as Api, 0);
       if (typeof outcome === 'string') continue;
       aloneMs.push(outcome.ms);
       alonePhases.add(outcome.phases);
     }
     const aloneUsage = await stopMeter(aloneMeter);
+    aloneBareMs.push(...(await bareAround()));
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
     return {
       turns: options.users * options.turnsPerUser,
@@ -200,6 +213,7 @@ export async function runProfile(
       seconds,
       latenciesMs,
       aloneMs,
+      aloneBareMs,
       usage,
       aloneUsage,
       driverCpuMs: (driver.user + driver.system) / 1000,
