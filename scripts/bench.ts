@@ -85,7 +85,7 @@ function report(options: ProfileOptions, result: ProfileResult) {
     ...(result.aloneMs.length > 0
       ? {
           alone_turn_ms_p50: percentile(result.aloneMs, 50),
-          // Sampled between the turns alone, so both see the machine as it was then (its speed varies).
+          // Sampled right before and after the turns alone, so both see the machine as it was then (its speed varies).
           alone_bare_round_trip_ms_p50: round(exactPercentile(result.aloneBareMs, 50), 2),
           alone_ratio_to_bare_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.aloneBareMs, 50)),
           alone_turn_phases_ms: phasesReport(result.alonePhasesMs),

@@ -77,7 +77,7 @@ const BARE_AROUND_ALONE = 250;
 export async function runProfile(
   model: FakeModel,
   options: ProfileOptions,
-  infra: { databaseUrl: string; redisUrl: string; redisPid?: number; bareRoundTrip?: BareRoundTrip },
+  infra: { databaseUrl: string; redisUrl: string; redisPid?: number; bareRoundTrip: BareRoundTrip },
 ): Promise<ProfileResult> {
   let folder = 0;
   // The warm-up's model answers at once, whatever the profile: it is there to compile, not to wait.
@@ -192,8 +192,7 @@ export async function runProfile(
     model.keep = () => undefined;
     const aloneMs: number[] = [];
     const aloneTurns = options.aloneTurns ?? 0;
-    const bareAround = async (): Promise<number[]> =>
-      aloneTurns > 0 && infra.bareRoundTrip ? infra.bareRoundTrip.sample(BARE_AROUND_ALONE) : [];
+    const bareAround = async (): Promise<number[]> => (aloneTurns > 0 ? infra.bareRoundTrip.sample(BARE_AROUND_ALONE) : []);
     const aloneBareMs = await bareAround();
     const alonePhases = new PhaseMeans();
     const aloneMeter = await startMeter();
