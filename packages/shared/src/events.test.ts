@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventWriter, eventKeys, type StreamEntry, type TurnEventInput } from './events';
+import { EventWriter, eventKeys, type EventCounters, type StreamEntry, type TurnEventInput } from './events';
 import { createClientRedis, type Redis } from './redis';
 
 const prefix = `${process.env.QUEUE_PREFIX}-events-${randomUUID().slice(0, 8)}`;
@@ -42,5 +42,28 @@ describe('EventWriter', () => {
       ['3', 'done'],
     ]);
     expect(observed).toEqual(['token', 'token', 'done']);
+  });
+
+  it('counts an event once, when it is appended, and writes the increments handed to the batch with it', async () => {
+    const metricsKey = `${prefix}:metrics`;
+    let pending: (string | number)[] = ['model_calls', 1, 'tokens', 250];
+    const counters: EventCounters = {
+      key: metricsKey,
+      counterOf: (event) => (event.type === 'done' ? `turns{status="${event.status}"}` : undefined),
+      take: () => {
+        const taken = pending;
+        pending = [];
+        return taken;
+      },
+    };
+    const counting = new EventWriter(redis, prefix, 60, undefined, counters);
+    const turnId = randomUUID();
+    const done: TurnEventInput = { type: 'done', status: 'completed' };
+    await counting.emitMany(turnId, [{ event: token('a') }, { event: done, dedupeKey: 'end' }]);
+    // The same end published again (a retried job), and a second end: neither is appended.
+    await counting.emitMany(turnId, [{ event: done, dedupeKey: 'end' }]);
+    await counting.emit(turnId, done);
+
+    expect(await redis.hgetall(metricsKey)).toEqual({ model_calls: '1', tokens: '250', 'turns{status="completed"}': '1' });
   });
 });

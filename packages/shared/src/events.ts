@@ -68,7 +68,10 @@ export function eventKeys(prefix: string, turnId: string) {
  * the turn's pub/sub channel rung once as a doorbell. The doorbell carries the batch
  * (`doorbellBatch`) after the id of the entry before it (kept in the meta hash as `last`; `0-0`
  * for a new stream, '' when unknown), so a reader already there needs no read of its own.
- * Answers each event's entry id, or ''.
+ * The shared metrics hash (KEYS[3]) gets, in the same step, 1 on each appended event's counter
+ * (so a turn or tool call is counted once, exactly when its event is in the stream) and the
+ * process's other increments, ARGV[5] pairs of them, that rode along. Answers each event's
+ * entry id, or ''.
  */
 const APPEND_EVENTS = `
 local ids = {}
@@ -76,7 +79,9 @@ local bell = {redis.call('HGET', KEYS[2], 'last') or (redis.call('HEXISTS', KEYS
 local last = false
 local ttl = ARGV[1]
 local done = redis.call('HEXISTS', KEYS[2], 'done') == 1
-for i = 5, #ARGV, 3 do
+local first = 6 + 2 * tonumber(ARGV[5])
+for i = 6, first - 1, 2 do redis.call('HINCRBYFLOAT', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = first, #ARGV, 4 do
   local id = ''
   if not done and (ARGV[i] == '' or redis.call('HSETNX', KEYS[2], 'k:' .. ARGV[i], 1) == 1) then
     local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
@@ -86,6 +91,7 @@ for i = 5, #ARGV, 3 do
     bell[#bell + 1] = seq
     bell[#bell + 1] = ARGV[i + 1]
     bell[#bell + 1] = ARGV[i + 2]
+    if ARGV[i + 3] ~= '' then redis.call('HINCRBYFLOAT', KEYS[3], ARGV[i + 3], 1) end
     if ARGV[i + 1] == 'done' then
       redis.call('HSET', KEYS[2], 'done', 1)
       done = true
@@ -107,8 +113,21 @@ return ids
 const LIVE_TTL_SECONDS = 14 * 86_400;
 const MAX_STREAM_LENGTH = 100_000;
 
-/** Told about every event actually appended (not duplicates): metrics hang off this. */
+/** Told about every event actually appended (not duplicates). */
 export type EventObserver = (turnId: string, event: TurnEventInput) => void;
+
+/** What an event batch writes to the shared metrics besides its events (SharedMetrics, runtime.ts). */
+export interface EventCounters {
+  /** The metrics hash. */
+  key: string;
+  /** The counter an event adds 1 to when it is appended, if any. */
+  counterOf(event: TurnEventInput): string | undefined;
+  /**
+   * The increments measured since they were last written, (field, by) pairs, for this batch to
+   * write. Best effort, as metrics are: a batch that fails loses them.
+   */
+  take(): (string | number)[];
+}
 
 export class EventWriter {
   private readonly redis: Redis & { appendEvents: ScriptCommand };
@@ -118,8 +137,9 @@ export class EventWriter {
     private readonly prefix: string,
     private readonly retentionSeconds: number,
     private readonly observer: EventObserver = () => undefined,
+    private readonly counters?: EventCounters,
   ) {
-    this.redis = withScripts(redis, { appendEvents: { numberOfKeys: 2, lua: APPEND_EVENTS } });
+    this.redis = withScripts(redis, { appendEvents: { numberOfKeys: 3, lua: APPEND_EVENTS } });
   }
 
   /** Returns the stream entry id, or null when the event was a duplicate or came after `done`. */
@@ -132,12 +152,14 @@ export class EventWriter {
   async emitMany(turnId: string, batch: { event: TurnEventInput; dedupeKey?: string }[]): Promise<(string | null)[]> {
     if (batch.length === 0) return [];
     const keys = eventKeys(this.prefix, turnId);
-    const args: (string | number)[] = [LIVE_TTL_SECONDS, this.retentionSeconds, MAX_STREAM_LENGTH, keys.channel];
+    const increments = this.counters?.take() ?? [];
+    const args = [LIVE_TTL_SECONDS, this.retentionSeconds, MAX_STREAM_LENGTH, keys.channel, increments.length / 2, ...increments];
     for (const { event, dedupeKey } of batch) {
       const { type, ...fields } = event;
-      args.push(dedupeKey ?? '', type, JSON.stringify(fields));
+      args.push(dedupeKey ?? '', type, JSON.stringify(fields), this.counters?.counterOf(event) ?? '');
     }
-    const ids = (await this.redis.appendEvents(keys.stream, keys.meta, ...args)) as string[];
+    // Without counters nothing is added, so the meta hash stands in for the metrics hash.
+    const ids = (await this.redis.appendEvents(keys.stream, keys.meta, this.counters?.key ?? keys.meta, ...args)) as string[];
     return batch.map(({ event }, index) => {
       const id = ids[index] || null;
       if (id !== null) this.observer(turnId, event);

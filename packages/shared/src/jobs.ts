@@ -59,7 +59,7 @@ export const jobCatalog = {
     cancel: z.object({ reminderId: z.uuid(), at: z.iso.datetime() }),
   },
   'session-digests': {
-    /** Summarise a session into MEMORY: when it is idle (re-armed by each message), or at once on reset. */
+    /** Summarise a session into MEMORY: when it is idle (armed by its messages), or at once on reset. */
     digest: z.object({ sessionId: z.uuid(), reason: z.enum(['idle', 'reset']).optional() }),
     /**
      * Erase a user and everything of theirs (DELETE /v1/me, DELETE /v1/admin/users/:id; id

@@ -34,3 +34,15 @@ it('renders histograms with cumulative buckets, sum and count per label set, and
   expect(lines).toContain('assistant_tool_calls_total{outcome="success",tool="create_folder"} 2');
   expect(lines).toContain('# TYPE assistant_model_call_duration_seconds histogram');
 });
+
+it('hands its pending increments to whoever writes them (an event batch), and then has none to write', async () => {
+  const own = new SharedMetrics(redis, `${process.env.QUEUE_PREFIX}-metrics-${randomUUID().slice(0, 8)}`);
+  own.inc('assistant_model_calls_total', { outcome: 'success' });
+  own.inc('assistant_model_calls_total', { outcome: 'success' });
+  own.inc('assistant_model_tokens_total', { kind: 'prompt' }, 120);
+
+  expect(own.take()).toEqual(['assistant_model_calls_total{outcome="success"}', 2, 'assistant_model_tokens_total{kind="prompt"}', 120]);
+  expect(own.take()).toEqual([]);
+  await own.flush();
+  expect(await redis.hgetall(own.key)).toEqual({});
+});

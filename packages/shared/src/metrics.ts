@@ -37,10 +37,19 @@ function labelText(labels: Labels): string {
   return `{${entries.map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',')}}`;
 }
 
+/**
+ * How long increments wait for this process's next event batch to write them (EventWriter), else
+ * go alone. A model step's measurements are followed by its events within milliseconds, so they
+ * rarely need a round trip of their own.
+ */
+const CARRY_MS = 50;
+
 export class SharedMetrics {
-  private readonly key: string;
-  /** Increments not yet written, by hash field: what one tick adds goes to Redis in one round trip. */
+  /** The Redis hash every process adds to. */
+  readonly key: string;
+  /** Increments not yet written, by hash field. */
   private pending = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly redis: Redis & { addMetrics: ScriptCommand };
 
   constructor(redis: Redis, prefix: string) {
@@ -50,7 +59,12 @@ export class SharedMetrics {
 
   /** Best effort: a metric that cannot be written must never fail the work it measures. */
   inc(name: SharedMetricName, labels: Labels = {}, by = 1): void {
-    this.add(`${name}${labelText(labels)}`, by);
+    this.add(SharedMetrics.counter(name, labels), by);
+  }
+
+  /** The hash field of a counter with these labels. */
+  static counter(name: SharedMetricName, labels: Labels = {}): string {
+    return `${name}${labelText(labels)}`;
   }
 
   /**
@@ -64,16 +78,24 @@ export class SharedMetrics {
     this.add(`${name}_sum${labelText(labels)}`, value);
   }
 
+  /** The increments not yet written, as (field, by) pairs, now left to the caller to write. */
+  take(): (string | number)[] {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const increments = [...this.pending].flat();
+    this.pending = new Map();
+    return increments;
+  }
+
   private add(field: string, by: number): void {
-    if (this.pending.size === 0) setImmediate(() => void this.flush());
+    this.flushTimer ??= setTimeout(() => void this.flush(), CARRY_MS).unref();
     this.pending.set(field, (this.pending.get(field) ?? 0) + by);
   }
 
-  private async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const args = [...this.pending].flat();
-    this.pending = new Map();
-    await this.redis.addMetrics(this.key, ...args).catch(() => undefined);
+  /** Writes what is pending now (before /metrics renders, and at shutdown). */
+  async flush(): Promise<void> {
+    const increments = this.take();
+    if (increments.length > 0) await this.redis.addMetrics(this.key, ...increments).catch(() => undefined);
   }
 
   /** Prometheus text for every stored series, with HELP and TYPE lines. */

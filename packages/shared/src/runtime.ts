@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
 import { createDb, DB_POOL_SIZE, pingDb, type Db, type Queryable } from './db';
-import { EventWriter, type EventObserver } from './events';
+import { EventWriter, type EventCounters } from './events';
 import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
@@ -37,14 +37,16 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);
   const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
+  const finished = finishedTurns(metrics, db, logger);
   const events = new EventWriter(
     redis,
     config.QUEUE_PREFIX,
     config.EVENT_RETENTION_SECONDS,
-    observeEvents(
+    (turnId, event) => {
+      if (event.type === 'done') finished(turnId, event.status);
+    },
+    eventCounters(
       metrics,
-      db,
-      logger,
       config.MCP_SERVERS.map((server) => server.name),
     ),
   );
@@ -70,6 +72,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       if (failed.length > 0) throw new Error(`not ready: ${failed.join(', ')} did not answer`);
     },
     close: async () => {
+      await metrics.flush();
       await queues.close().catch(() => undefined);
       await redis.quit().catch(() => undefined);
       await db.end().catch(() => undefined);
@@ -78,21 +81,24 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
 }
 
 /**
- * Turn and tool counters come from the events themselves, counted once when first appended; a
- * finished turn also gets one log line with its turn id and session key.
+ * Turn and tool counters come from the events themselves, counted by the script that appends
+ * them (once, when first appended); the process's other measurements ride along with its events.
  */
-function observeEvents(metrics: SharedMetrics, db: Db, logger: Logger, mcpServers: string[]): EventObserver {
-  const finished = finishedTurns(metrics, db, logger);
-  return (turnId, event) => {
-    if (event.type === 'done') {
-      metrics.inc('assistant_turns_total', { status: event.status });
-      finished(turnId, event.status);
-    } else if (event.type === 'tool_complete') {
-      const success = event.result.startsWith('{"success":true');
-      metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: success ? 'success' : 'invalid' });
-    } else if (event.type === 'tool_failed') {
-      metrics.inc('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: 'error' });
-    }
+function eventCounters(metrics: SharedMetrics, mcpServers: string[]): EventCounters {
+  return {
+    key: metrics.key,
+    take: () => metrics.take(),
+    counterOf: (event) => {
+      if (event.type === 'done') return SharedMetrics.counter('assistant_turns_total', { status: event.status });
+      if (event.type === 'tool_complete') {
+        const outcome = event.result.startsWith('{"success":true') ? 'success' : 'invalid';
+        return SharedMetrics.counter('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome });
+      }
+      if (event.type === 'tool_failed') {
+        return SharedMetrics.counter('assistant_tool_calls_total', { tool: toolLabel(event.tool_name, mcpServers), outcome: 'error' });
+      }
+      return undefined;
+    },
   };
 }
 

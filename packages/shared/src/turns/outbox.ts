@@ -22,7 +22,7 @@ export type OutboxEntry =
       data: Record<string, unknown>;
       jobId: string;
       delayMs?: number;
-      debounceId?: string;
+      deduplicationId?: string;
     };
 
 export type OutboxJob = Extract<OutboxEntry, { kind: 'job' }>;
@@ -44,7 +44,7 @@ export function outboxJob<Q extends QueueName, N extends JobName<Q>>(
   queue: Q,
   name: N,
   data: JobData<Q, N>,
-  options: { jobId?: string; delayMs?: number; debounceId?: string } = {},
+  options: { jobId?: string; delayMs?: number; deduplicationId?: string } = {},
 ): OutboxJob {
   const key = randomUUID();
   // Entries are stored as JSON and typed as plain records: parsing by a plain name gives one.
@@ -57,7 +57,7 @@ export function outboxJob<Q extends QueueName, N extends JobName<Q>>(
     data: parseJob(queue, storedName, data),
     jobId: options.jobId ?? jobId('o', key),
     ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
-    ...(options.debounceId !== undefined ? { debounceId: options.debounceId } : {}),
+    ...(options.deduplicationId !== undefined ? { deduplicationId: options.deduplicationId } : {}),
   };
 }
 
@@ -72,9 +72,9 @@ export async function addOutboxJob(queues: Queues, entry: OutboxJob): Promise<vo
   await addStoredJob(queues, entry.queue, entry.name, entry.data, {
     jobId: entry.jobId,
     ...(entry.delayMs !== undefined ? { delay: entry.delayMs } : {}),
-    // Debounce: this job replaces a still-delayed one with the same id; while that one
-    // runs, this one waits and is added when it finishes (BullMQ deduplication).
-    ...(entry.debounceId !== undefined ? { deduplication: { id: entry.debounceId, replace: true, keepLastIfActive: true } } : {}),
+    // Deduplicated (BullMQ): while a job with the same id waits, this one is dropped; while
+    // that one runs, this one is kept and added when it finishes.
+    ...(entry.deduplicationId !== undefined ? { deduplication: { id: entry.deduplicationId, keepLastIfActive: true } } : {}),
   });
 }
 

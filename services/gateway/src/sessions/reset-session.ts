@@ -8,8 +8,8 @@ import { addJob, jobId, type Queryable, type Queues } from '@assistant/shared';
  * `db` may be the pool or a client inside the caller's transaction. The digest is queued before
  * the archive: if Redis refuses it, nothing is archived and the caller can try again; if the
  * archive is then rolled back, a digest of a still-active session did no harm. A digest of an
- * archived session runs at once, whatever its reason, and the session's debounced idle digest
- * (armed by its last message) is a second chance for the same messages.
+ * archived session runs at once, whatever its reason, and the session's idle digest
+ * (armed by its messages) is a second chance for the same messages.
  */
 export async function resetSession(
   db: Queryable,

@@ -5,14 +5,14 @@ import { createWorkerRedis } from '../redis';
 import { appendOutbox } from './outbox';
 
 /**
- * The session digest is re-armed by every message through a debounced outbox job (BullMQ
- * deduplication, replace mode): these tests pin down that BullMQ 6 really behaves that way.
+ * The session digest is armed by a message through a deduplicated outbox job (BullMQ
+ * deduplication, keep-last-if-active): these tests pin down that BullMQ 6 really behaves that way.
  */
-const { db, queues, prefix, outbox: publisher, close } = publishing('debounce');
+const { db, queues, prefix, outbox: publisher, close } = publishing('dedup');
 afterAll(close);
 
 async function newSession(): Promise<{ userId: string; sessionId: string }> {
-  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('debounce') RETURNING id`);
+  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('dedup') RETURNING id`);
   const userId = user.rows[0]?.id as string;
   const session = await db.query<{ id: string }>(
     `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
@@ -36,17 +36,19 @@ async function message(session: { userId: string; sessionId: string }, idleSecon
 const digestsOf = async (sessionId: string, states: ('delayed' | 'waiting' | 'active' | 'completed')[]) =>
   (await queues['session-digests'].getJobs(states)).filter((job) => job.data.sessionId === sessionId);
 
-describe('debounced outbox jobs (the session digest re-arm)', () => {
-  it('keeps one delayed digest per session: each message replaces the one still waiting', async () => {
+describe('deduplicated outbox jobs (the session digest)', () => {
+  it('keeps one delayed digest per session: later messages leave the one waiting in place', async () => {
     const session = await newSession();
     const other = await newSession();
+    const first = await message(session, 60);
     await message(session, 60);
     await message(session, 60);
-    const last = await message(session, 60);
     await message(other, 60);
 
+    // When it falls due in a session still in use, the digest moves itself to when the session
+    // could be idle (digest.worker.ts), so the later messages need not move it.
     const delayed = await digestsOf(session.sessionId, ['delayed', 'waiting']);
-    expect(delayed.map((job) => job.id)).toEqual([`digest-idle.${last}`]);
+    expect(delayed.map((job) => job.id)).toEqual([`digest-idle.${first}`]);
     expect(delayed[0]?.data).toEqual({ sessionId: session.sessionId, reason: 'idle' });
     expect(delayed[0]?.opts.delay).toBe(60_000);
     expect(await digestsOf(other.sessionId, ['delayed'])).toHaveLength(1);
