@@ -80,6 +80,8 @@ export class SharedMetrics {
 
   /** The increments not yet written, as (field, by) pairs, now left to the caller to write. */
   take(): (string | number)[] {
+    // Asked by every event batch, token deltas included: most find nothing pending.
+    if (this.pending.size === 0) return [];
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const increments = [...this.pending].flat();

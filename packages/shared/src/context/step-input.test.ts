@@ -1,3 +1,4 @@
+import { insertTestUser } from '../../../../tests/helpers/db';
 import { createDb, type Db } from '../db';
 import { SessionHistories } from './session-histories';
 import { loadStepInput } from './step-input';
@@ -13,21 +14,11 @@ afterAll(async () => {
   await db.end();
 });
 
-async function userWithSession(): Promise<{ userId: string; sessionId: string }> {
-  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('step input') RETURNING id`);
-  const userId = user.rows[0]?.id as string;
-  const session = await db.query<{ id: string }>(
-    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
-    [userId],
-  );
-  return { userId, sessionId: session.rows[0]?.id as string };
-}
-
 const options = { defaultBudget: 0, tools: ['create_folder'], pitfallsShown: 2, histories: new SessionHistories(3, 1_000_000) };
 
 describe('loadStepInput', () => {
   it('reads the latest messages oldest first, with their tool calls, and only the pitfalls of the tools offered', async () => {
-    const scope = await userWithSession();
+    const scope = await insertTestUser(db, 'step input');
     const calls = [{ id: 'call_1', name: 'create_folder', arguments: '{"name":"Work"}' }];
     for (const [role, content, toolCalls, callId] of [
       ['user', 'too old to be read', null, null],
@@ -67,7 +58,7 @@ describe('loadStepInput', () => {
   });
 
   it('answers empty history and pitfalls for a new session', async () => {
-    const input = await loadStepInput(db, await userWithSession(), options);
+    const input = await loadStepInput(db, await insertTestUser(db, 'step input'), options);
     expect(input.history).toEqual([]);
     expect(input.pitfalls).toEqual([]);
     expect(input.user.assistant.name).toBe('Nexo');

@@ -1,4 +1,5 @@
 import { Worker, type Job } from 'bullmq';
+import { insertTestUser } from '../../../../tests/helpers/db';
 import { publishing } from '../../../../tests/helpers/publishing';
 import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import { createWorkerRedis } from '../redis';
@@ -10,16 +11,6 @@ import { appendOutbox } from './outbox';
  */
 const { db, queues, prefix, outbox: publisher, close } = publishing('dedup');
 afterAll(close);
-
-async function newSession(): Promise<{ userId: string; sessionId: string }> {
-  const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('dedup') RETURNING id`);
-  const userId = user.rows[0]?.id as string;
-  const session = await db.query<{ id: string }>(
-    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
-    [userId],
-  );
-  return { userId, sessionId: session.rows[0]?.id as string };
-}
 
 /** A message of the session: a turn whose outbox re-arms the digest, published. */
 async function message(session: { userId: string; sessionId: string }, idleSeconds: number): Promise<string> {
@@ -38,8 +29,8 @@ const digestsOf = async (sessionId: string, states: ('delayed' | 'waiting' | 'ac
 
 describe('deduplicated outbox jobs (the session digest)', () => {
   it('keeps one delayed digest per session: later messages leave the one waiting in place', async () => {
-    const session = await newSession();
-    const other = await newSession();
+    const session = await insertTestUser(db, 'dedup');
+    const other = await insertTestUser(db, 'dedup');
     const first = await message(session, 60);
     await message(session, 60);
     await message(session, 60);
@@ -55,7 +46,7 @@ describe('deduplicated outbox jobs (the session digest)', () => {
   });
 
   it('does not lose a re-arm that comes while the digest runs: it runs again afterwards', async () => {
-    const session = await newSession();
+    const session = await insertTestUser(db, 'dedup');
     const seen: string[] = [];
     let rearmed = false;
     let queuedWhileRunning = -1;
