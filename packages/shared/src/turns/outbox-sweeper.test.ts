@@ -39,4 +39,18 @@ describe('outbox sweeper', () => {
     await sweep();
     expect(await outboxOf(moving)).toEqual([]);
   });
+
+  it('publishes what a turn left behind when it ended, and what a waiting turn left', async () => {
+    const sweep = outboxSweep({ db, outbox, logger: { warn: () => undefined } as unknown as Logger });
+    const ended = await turn();
+    const waiting = await turn();
+    await appendOutbox(db, ended, [outboxEvent({ type: 'turn_started', session_key: 'agent:main:main' })]);
+    await db.query(`UPDATE turns SET status = 'cancelled', finished_at = NOW() WHERE id = $1`, [ended]);
+    await appendOutbox(db, waiting, [outboxEvent({ type: 'turn_started', session_key: 'agent:main:main' })]);
+    await db.query(`UPDATE turns SET status = 'awaiting_approval' WHERE id = $1`, [waiting]);
+    await sweep();
+    await sweep();
+    expect(await outboxOf(ended)).toEqual([]);
+    expect(await outboxOf(waiting)).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime';
+import { NOT_FINISHED_SQL } from './turn-status';
 
 /**
  * The safety net under the outbox: a process that dies between a commit and its publish leaves
@@ -17,6 +18,15 @@ export function startOutboxSweeper(runtime: SweeperRuntime, intervalMs = 5_000):
 
 type SweeperRuntime = Pick<Runtime, 'db' | 'outbox' | 'logger'>;
 
+/**
+ * Turns with pending entries: unfinished ones through their partial index (idx_turns_lane) and
+ * finished ones through `ended_with_outbox` (migration 0210), so that no index depends on the
+ * outbox of a running turn, whose updates stay HOT.
+ */
+const PENDING_OUTBOXES = `SELECT id, outbox->0->>'key' AS first FROM turns WHERE ${NOT_FINISHED_SQL} AND outbox <> '[]'::jsonb
+  UNION ALL SELECT id, outbox->0->>'key' FROM turns WHERE ended_with_outbox
+  LIMIT 500`;
+
 /** One pass of the sweeper each time it is called (a pass still running makes it a no-op). */
 export function outboxSweep(runtime: SweeperRuntime): () => Promise<void> {
   // Each turn with pending entries, by the key of its first one: a turn that moves on between two
@@ -27,9 +37,7 @@ export function outboxSweep(runtime: SweeperRuntime): () => Promise<void> {
     if (sweeping) return;
     sweeping = true;
     try {
-      const found = await runtime.db.query<{ id: string; first: string }>(
-        `SELECT id, outbox->0->>'key' AS first FROM turns WHERE outbox <> '[]'::jsonb LIMIT 500`,
-      );
+      const found = await runtime.db.query<{ id: string; first: string }>(PENDING_OUTBOXES);
       const pending = new Map(found.rows.map((row) => [row.id, row.first]));
       for (const [turnId, first] of pending) {
         if (suspects.get(turnId) !== first) continue;
