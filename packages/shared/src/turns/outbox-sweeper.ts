@@ -19,13 +19,13 @@ export function startOutboxSweeper(runtime: SweeperRuntime, intervalMs = 5_000):
 type SweeperRuntime = Pick<Runtime, 'db' | 'outbox' | 'logger'>;
 
 /**
- * Turns with pending entries: unfinished ones through their partial index (idx_turns_lane) and
- * finished ones through `ended_with_outbox` (migration 0210), so that no index depends on the
- * outbox of a running turn, whose updates stay HOT.
+ * Turns with pending entries, at most 500 of each kind per pass: finished ones through
+ * `ended_with_outbox` and unfinished ones through their partial index (idx_turns_lane), so that
+ * no index depends on the outbox of a running turn, whose updates stay HOT (migration 0210). Each
+ * kind has its own limit, so the batches of many running turns cannot hide one an ended turn left.
  */
-const PENDING_OUTBOXES = `SELECT id, outbox->0->>'key' AS first FROM turns WHERE ${NOT_FINISHED_SQL} AND outbox <> '[]'::jsonb
-  UNION ALL SELECT id, outbox->0->>'key' FROM turns WHERE ended_with_outbox
-  LIMIT 500`;
+const PENDING_OUTBOXES = `(SELECT id, outbox->0->>'key' AS first FROM turns WHERE ended_with_outbox LIMIT 500)
+  UNION ALL (SELECT id, outbox->0->>'key' FROM turns WHERE ${NOT_FINISHED_SQL} AND outbox <> '[]'::jsonb LIMIT 500)`;
 
 /** One pass of the sweeper each time it is called (a pass still running makes it a no-op). */
 export function outboxSweep(runtime: SweeperRuntime): () => Promise<void> {
