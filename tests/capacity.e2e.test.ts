@@ -102,27 +102,40 @@ describe('with one job slot per worker (WORKER_CONCURRENCY=1)', () => {
   });
 });
 
+/** Many conversations at once, each creating two rows through refs: every turn completes and no tool fails. */
+async function twoFoldersInEachOf(system: TestSystem, conversations: number): Promise<void> {
+  let folder = 0;
+  reply = (_text, body) =>
+    lastMessage(body).role === 'user'
+      ? {
+          toolCalls: [
+            { name: 'create_folder', arguments: { name: `Crowd ${(folder += 1)}` } },
+            { name: 'create_folder', arguments: { name: `Crowd ${(folder += 1)}` } },
+          ],
+        }
+      : { content: 'Both folders are there.' };
+  const users = await Promise.all(Array.from({ length: conversations }, (_, n) => autonomousUser(system, `Crowd ${n}`)));
+  // Generous bounds: on a loaded machine many turns at once take a while; they must not fail.
+  const turns = await Promise.all(
+    users.map(async (user) => user.events((await user.send('two folders please')).turn_id, { timeoutMs: 120_000 })),
+  );
+  expect(turns.map((events) => events.at(-1)?.data.status)).toEqual(users.map(() => 'completed'));
+  for (const events of turns) expect(events.filter((event) => event.event === 'tool_failed')).toEqual([]);
+}
+
 describe('with far more job slots than pooled connections (WORKER_CONCURRENCY=1000)', () => {
   const system = systemWith({ WORKER_CONCURRENCY: '1000' });
 
   it('completes every turn of many conversations at once, each creating rows through refs', async () => {
-    let folder = 0;
-    reply = (_text, body) =>
-      lastMessage(body).role === 'user'
-        ? {
-            toolCalls: [
-              { name: 'create_folder', arguments: { name: `Crowd ${(folder += 1)}` } },
-              { name: 'create_folder', arguments: { name: `Crowd ${(folder += 1)}` } },
-            ],
-          }
-        : { content: 'Both folders are there.' };
-    const users = await Promise.all(Array.from({ length: 40 }, (_, n) => autonomousUser(system, `Crowd ${n}`)));
-    // Generous bounds: on a loaded machine forty turns at once take a while; they must not fail.
-    const turns = await Promise.all(
-      users.map(async (user) => user.events((await user.send('two folders please')).turn_id, { timeoutMs: 120_000 })),
-    );
-    expect(turns.map((events) => events.at(-1)?.data.status)).toEqual(users.map(() => 'completed'));
-    for (const events of turns) expect(events.filter((event) => event.event === 'tool_failed')).toEqual([]);
+    await twoFoldersInEachOf(system, 40);
+  }, 180_000);
+});
+
+describe('with the smallest database pool (DATABASE_POOL_SIZE=2)', () => {
+  const system = systemWith({ DATABASE_POOL_SIZE: '2' });
+
+  it('completes every turn of many conversations at once: a tool attempt waits for both of its connections', async () => {
+    await twoFoldersInEachOf(system, 20);
   }, 180_000);
 });
 

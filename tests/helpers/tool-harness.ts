@@ -1,14 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  createDb,
-  DB_POOL_SIZE,
-  parseConfig,
-  UUID_PATTERN,
-  type Db,
-  type OutboxEntry,
-  type ToolName,
-  type ToolResult,
-} from '@assistant/shared';
+import { createDb, parseConfig, UUID_PATTERN, type Db, type OutboxEntry, type ToolName, type ToolResult } from '@assistant/shared';
 import { BuiltinTools } from '../../services/tool-worker/src/builtin-tools';
 import type { ToolHandlers } from '../../services/tool-worker/src/handlers';
 import { givenUp, runAttempts } from '../../services/tool-worker/src/tool-plan';
@@ -31,7 +22,7 @@ export class ToolHarness<K extends ToolName> {
   constructor(handlers: Pick<ToolHandlers, K>) {
     if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: run the tests through jest (globalSetup creates it)');
     const config = parseConfig();
-    this.pool = createDb(config.DATABASE_URL, { max: DB_POOL_SIZE, application: 'tool-harness' });
+    this.pool = createDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE, application: 'tool-harness' });
     this.tools = new BuiltinTools(this.pool, config.TOOL_TIMEOUT_MS, handlers);
   }
 

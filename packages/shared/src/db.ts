@@ -11,9 +11,6 @@ export type Queryable = Pick<pg.Pool, 'query'>;
 // COUNT(*) and BIGSERIAL come back as strings by default; our counts and sequences fit in a number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** Connections each process opens at most: three kinds of process stay well under PostgreSQL's default 100. */
-export const DB_POOL_SIZE = 20;
-
 /**
  * How long a query waits for a free pooled connection before failing. Under load, waiting for
  * a connection is backpressure, not an error: this bound only catches a pool that never frees.

@@ -56,6 +56,12 @@ export const configSchema = z
     EVENT_RETENTION_SECONDS: int(86_400, 60, 30 * 86_400),
     WORKER_CONCURRENCY: int(16, 1, 1_000),
     /**
+     * PostgreSQL connections one process keeps at most. More work than that waits for one (never
+     * fails); more connections only make PostgreSQL run more backends at once than it has cores,
+     * each statement costing more (README, "What measuring changed").
+     */
+    DATABASE_POOL_SIZE: int(8, 2, 1_000),
+    /**
      * Model calls one agent worker process has in flight at once; the others wait their turn,
      * holding no job slot. A bound on memory: each call in flight holds its request and response.
      */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import os from 'node:os';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
-import { createDb, DB_POOL_SIZE, pingDb, type Db, type Queryable } from './db';
+import { createDb, pingDb, type Db, type Queryable } from './db';
 import { EventWriter, type EventCounters } from './events';
 import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
@@ -32,7 +32,7 @@ export interface Runtime {
 
 export function createRuntime(service: string, config: Config = loadConfigOrExit()): Runtime {
   const logger = createLogger(service, config.LOG_LEVEL);
-  const db = createDb(config.DATABASE_URL, { application: service, max: DB_POOL_SIZE });
+  const db = createDb(config.DATABASE_URL, { application: service, max: config.DATABASE_POOL_SIZE });
   const redis = createClientRedis(config.REDIS_URL);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
   const queues = createQueues(redis, config.QUEUE_PREFIX);

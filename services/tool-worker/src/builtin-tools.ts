@@ -1,5 +1,4 @@
 import {
-  DB_POOL_SIZE,
   begin,
   commit,
   fail,
@@ -59,13 +58,15 @@ export class BuiltinTools {
    * means every attempt can get its second connection, so a busy pool makes tools wait for
    * their turn (before their timeout starts) instead of holding each other up until they fail.
    */
-  private readonly attempts = new Semaphore(Math.max(1, Math.floor(DB_POOL_SIZE / 2)));
+  private readonly attempts: Semaphore;
 
   constructor(
     private readonly db: Db,
     private readonly defaultTimeoutMs: number,
     private readonly handlers: Partial<ToolHandlers> = toolHandlers,
-  ) {}
+  ) {
+    this.attempts = new Semaphore(Math.max(1, Math.floor((db.options.max ?? 0) / 2)));
+  }
 
   /** Its own timeout if the tool has one, and one retry; or the refusal of arguments that do not fit. */
   plan(call: BuiltinCall, recorder: CallRecorder): ToolPlan | Refusal {
