@@ -16,6 +16,7 @@ describe('parseConfig', () => {
       RATE_LIMIT_MESSAGES_PER_MINUTE: 60,
       MAX_ACTIVE_TURNS_PER_USER: 4,
       MAX_TOOL_CALLS_PER_STEP: 20,
+      DATABASE_POOL_SIZE: 8,
       TELEGRAM_API_BASE_URL: 'https://api.telegram.org',
       WHATSAPP_API_BASE_URL: 'https://graph.facebook.com/v21.0',
       DEFAULT_TIMEZONE: 'UTC',
@@ -64,6 +65,8 @@ describe('parseConfig', () => {
   it('refuses limits that would stop every turn', () => {
     expect(() => parseConfig({ MAX_ACTIVE_TURNS_PER_USER: '0' })).toThrow(/MAX_ACTIVE_TURNS_PER_USER/);
     expect(() => parseConfig({ MAX_TOOL_CALLS_PER_STEP: '0' })).toThrow(/MAX_TOOL_CALLS_PER_STEP/);
+    // A tool attempt may need a second connection for refs while it holds its transaction's.
+    expect(() => parseConfig({ DATABASE_POOL_SIZE: '1' })).toThrow(/DATABASE_POOL_SIZE/);
   });
 
   it('reports every problem on a line of its own', () => {

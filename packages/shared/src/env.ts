@@ -58,7 +58,8 @@ export const configSchema = z
     /**
      * PostgreSQL connections one process keeps at most. More work than that waits for one (never
      * fails); more connections only make PostgreSQL run more backends at once than it has cores,
-     * each statement costing more (README, "What measuring changed").
+     * each statement costing more (README, "What measuring changed"). At least 2: a tool attempt
+     * may need a second connection for refs while it holds its transaction's.
      */
     DATABASE_POOL_SIZE: int(8, 2, 1_000),
     /**
