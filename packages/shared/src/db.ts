@@ -60,7 +60,7 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
     connectionTimeoutMillis: DB_CONNECT_WAIT_MS,
     // Idle connections stay open: a message after a quiet spell would otherwise wait for new ones,
     // each a PostgreSQL backend that loads its catalogs and plans its statements again (a turn
-    // after 35 s of quiet took 174–206 ms with idle connections closed after 30 s, 78–98 ms with
+    // after 35 s of quiet took 174–206 ms with idle connections closed after 30 s, 63–101 ms with
     // them kept). TCP keepalive probes a connection after a minute of quiet, which keeps a NAT's
     // mapping of it alive and finds a peer that is gone (the pool then drops that client).
     idleTimeoutMillis: 0,
