@@ -55,7 +55,7 @@ export class BuiltinTools {
   /**
    * An attempt holds its transaction's connection and may take a second one for refs (written
    * outside the transaction on purpose). Letting at most half the pool's worth of attempts run
-   * (its size is DATABASE_POOL_SIZE; one at a time for a pool that does not say) means every
+   * (the pool's size, DATABASE_POOL_SIZE; pg-pool always fills in `max`) means every
    * attempt can get its second connection, so a busy pool makes tools wait for their turn
    * (before their timeout starts) instead of holding each other up until they fail.
    */
