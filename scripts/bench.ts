@@ -72,6 +72,13 @@ function report(options: ProfileOptions, result: ProfileResult) {
     turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
     // Where a turn's time goes (TURN_PHASES), means; first_step and second_step include the model's delay.
     turn_phases_ms: phasesReport(result.phasesMs),
+    // Where the tail comes from: the first round meets every user's message at once, later ones arrive spread out.
+    ...(options.turnsPerUser > 1
+      ? {
+          turn_ms_by_round: result.latenciesByRoundMs.map((samples) => ({ p50: percentile(samples, 50), max: percentile(samples, 100) })),
+          first_round_phases_ms: phasesReport(result.firstRoundPhasesMs),
+        }
+      : {}),
     cpu_ms_per_turn: round(cpuMs(result.usage) / Math.max(1, done)),
     ...(result.promptPrefixShare !== null ? { prompt_prefix_share: round(result.promptPrefixShare, 3) } : {}),
     cpu_ms_per_turn_by_process: perTurn(result.usage, 'cpuMs', done),

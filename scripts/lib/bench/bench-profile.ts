@@ -27,6 +27,8 @@ export interface ProfileResult {
   failures: string[];
   seconds: number;
   latenciesMs: number[];
+  /** The same latencies by round: every user's first turn, then every user's second, and so on. */
+  latenciesByRoundMs: number[][];
   aloneMs: number[];
   /** Bare round trips sampled right before and right after the turns alone (BARE_AROUND_ALONE each). */
   aloneBareMs: number[];
@@ -43,6 +45,8 @@ export interface ProfileResult {
   promptPrefixShare: number | null;
   /** Where the completed turns of the loaded window spent their time, mean ms per phase (TURN_PHASES). */
   phasesMs: Record<TurnPhase, number>;
+  /** The same for the first round alone, which meets every user's message at once. */
+  firstRoundPhasesMs: Record<TurnPhase, number>;
   /** The same for the turns alone. */
   alonePhasesMs: Record<TurnPhase, number>;
 }
@@ -164,8 +168,9 @@ export async function runProfile(
     const meter = await startMeter();
 
     const driverBefore = process.cpuUsage();
-    const latenciesMs: number[] = [];
+    const latenciesByRoundMs: number[][] = Array.from({ length: options.turnsPerUser }, () => []);
     const phases = new PhaseMeans();
+    const firstRoundPhases = new PhaseMeans();
     const failures: string[] = [];
     const started = performance.now();
     await Promise.all(
@@ -176,8 +181,9 @@ export async function runProfile(
             failures.push(outcome);
             continue;
           }
-          latenciesMs.push(outcome.ms);
+          latenciesByRoundMs[n]?.push(outcome.ms);
           phases.add(outcome.phases);
+          if (n === 0) firstRoundPhases.add(outcome.phases);
         }
       }),
     );
@@ -210,7 +216,8 @@ export async function runProfile(
       failed: failures.length,
       failures: [...new Set(failures)].slice(0, 5),
       seconds,
-      latenciesMs,
+      latenciesMs: latenciesByRoundMs.flat(),
+      latenciesByRoundMs,
       aloneMs,
       aloneBareMs,
       usage,
@@ -221,6 +228,7 @@ export async function runProfile(
       redisCommands,
       promptPrefixShare: options.prefixShares ? mean(prefixes.shares) : null,
       phasesMs: phases.means(),
+      firstRoundPhasesMs: firstRoundPhases.means(),
       alonePhasesMs: alonePhases.means(),
     };
   } finally {
