@@ -55,6 +55,7 @@ const phasesReport = (phases: Record<string, number>) =>
 function report(options: ProfileOptions, result: ProfileResult) {
   const done = result.turns - result.failed;
   const turnsPerSecond = round(done / result.seconds);
+  const latencies = result.latenciesByRoundMs.flat();
   const statements = result.dbStatements?.reduce((sum, row) => sum + row.calls, 0);
   return {
     users: options.users,
@@ -69,7 +70,7 @@ function report(options: ProfileOptions, result: ProfileResult) {
           of_ideal: round(turnsPerSecond / (options.users / ((2 * options.modelDelayMs) / 1000)), 2),
         }
       : {}),
-    turn_ms: { p50: percentile(result.latenciesMs, 50), p95: percentile(result.latenciesMs, 95), p99: percentile(result.latenciesMs, 99) },
+    turn_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) },
     // Where a turn's time goes (TURN_PHASES), means; first_step and second_step include the model's delay.
     turn_phases_ms: phasesReport(result.phasesMs),
     // Where the tail comes from: the first round meets every user's message at once, later ones arrive spread out.

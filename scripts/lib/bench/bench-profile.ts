@@ -26,8 +26,7 @@ export interface ProfileResult {
   failed: number;
   failures: string[];
   seconds: number;
-  latenciesMs: number[];
-  /** The same latencies by round: every user's first turn, then every user's second, and so on. */
+  /** Latencies of the completed turns by round: every user's first turn, then every user's second, and so on. */
   latenciesByRoundMs: number[][];
   aloneMs: number[];
   /** Bare round trips sampled right before and right after the turns alone (BARE_AROUND_ALONE each). */
@@ -216,7 +215,6 @@ export async function runProfile(
       failed: failures.length,
       failures: [...new Set(failures)].slice(0, 5),
       seconds,
-      latenciesMs: latenciesByRoundMs.flat(),
       latenciesByRoundMs,
       aloneMs,
       aloneBareMs,
