@@ -26,6 +26,7 @@ import { usageRoutes } from './routes/usage.routes';
 import { userRoutes } from './routes/users.routes';
 import type { EventHub } from './sse/event-hub';
 import { openStreams, sseRoutes } from './sse/sse.routes';
+import { ApiKeyOwners } from './users/api-key-owners';
 
 export const BODY_LIMIT = '1mb';
 
@@ -33,9 +34,18 @@ export interface AppDeps {
   runtime: Runtime;
   hub: EventHub;
   heartbeatMs: number;
+  /** Keeps keys' owners while it listens for changes (main.ts); without one, every request reads its key's owner. */
+  keyOwners?: ApiKeyOwners;
 }
 
-export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Express {
+/** API keys' owners, as every gateway reads them: kept only once `listen()` is called (main.ts). */
+export function keyOwnersOf(runtime: Runtime): ApiKeyOwners {
+  return new ApiKeyOwners(runtime.db, runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
+    runtime.logger.warn({ err: error }, 'announcing a change to API keys failed'),
+  );
+}
+
+export function createApp({ runtime, hub, heartbeatMs, keyOwners = keyOwnersOf(runtime) }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
@@ -51,10 +61,10 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
   app.use(rejectUnstorableInput);
 
-  const authenticate = requireUser(runtime.db, new KeyUsageRecorder(runtime.db, runtime.logger));
-  app.use(userRoutes(runtime, authenticate));
+  const authenticate = requireUser(keyOwners, new KeyUsageRecorder(runtime.db, runtime.logger));
+  app.use(userRoutes(runtime, authenticate, keyOwners));
   // Admin routes take the admin token, not a user's key: mounted before /v1's user auth.
-  app.use(adminRoutes(runtime));
+  app.use(adminRoutes(runtime, keyOwners));
   app.use('/v1', authenticate);
   app.use(messageRoutes(runtime));
   app.use(sseRoutes(runtime, hub, heartbeatMs));
@@ -66,7 +76,7 @@ export function createApp({ runtime, hub, heartbeatMs }: AppDeps): express.Expre
   app.use(gotchaRoutes(runtime));
   app.use(toolRoutes(runtime));
   app.use(linkCodeRoutes(runtime));
-  app.use(apiKeyRoutes(runtime));
+  app.use(apiKeyRoutes(runtime, keyOwners));
   app.use(usageRoutes(runtime));
   app.use(exportRoutes(runtime));
 

@@ -1,7 +1,7 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
-import { createApp } from './app';
+import { createApp, keyOwnersOf } from './app';
 import { createChannelClients } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
 import { startTypingTicker } from './channels/typing.ticker';
@@ -19,6 +19,12 @@ for (const connection of [reader, subscriber]) {
 }
 const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
 
+// API keys' owners are kept while a subscriber of their own hears every change to them.
+const keyOwnersSubscriber = createWorkerRedis(config.REDIS_URL);
+keyOwnersSubscriber.on('error', (error) => logger.warn({ err: error }, 'API key owners redis connection problem'));
+const keyOwners = keyOwnersOf(runtime);
+keyOwners.listen(keyOwnersSubscriber);
+
 // Outbound channel delivery runs in the gateway (docs/architecture.md), on a blocking connection of its own.
 const deliveriesConnection = createWorkerRedis(config.REDIS_URL);
 deliveriesConnection.on('error', (error) => logger.warn({ err: error }, 'deliveries redis connection problem'));
@@ -26,7 +32,7 @@ const channelClients = createChannelClients(config);
 const deliveries = startDeliveriesWorker(runtime, deliveriesConnection, channelClients);
 const typingTicker = startTypingTicker(runtime, channelClients);
 
-const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS });
+const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS, keyOwners });
 const server = app.listen(config.PORT, () => {
   logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
 });
@@ -57,6 +63,6 @@ handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
   step('finishing deliveries in progress');
   await deliveries.close();
   step('closing connections');
-  await Promise.all([reader.quit(), subscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
+  await Promise.all([reader.quit(), subscriber.quit(), keyOwnersSubscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
   await runtime.close();
 });

@@ -1,7 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Db } from '@assistant/shared';
-import { apiKeyOwners } from '../users/users.service';
+import type { ApiKeyOwners } from '../users/api-key-owners';
 import { HttpError } from './errors';
 import type { KeyUsageRecorder } from './key-usage';
 
@@ -18,12 +17,11 @@ function bearer(req: Request): string | undefined {
 }
 
 /** `Authorization: Bearer <api key>`; sets req.userId. A disabled user's keys answer 403 `user_disabled`. */
-export function requireUser(db: Db, keyUsage: KeyUsageRecorder): RequestHandler {
-  const ownerOf = apiKeyOwners(db);
+export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): RequestHandler {
   return async (req, _res, next) => {
     const key = bearer(req);
     if (!key) throw new HttpError(401, 'unauthorized', 'missing API key: send Authorization: Bearer <api key>');
-    const owner = await ownerOf(key);
+    const owner = await owners.ownerOf(key);
     if (!owner) throw new HttpError(401, 'unauthorized', 'invalid API key');
     if (owner.disabled) throw new HttpError(403, 'user_disabled', 'this user is disabled; ask the operator to enable it again');
     keyUsage.touch(owner.keyId);

@@ -7,6 +7,7 @@ import { notFound } from '../http/errors';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import { adminUserResponse, erasureResponse } from '../openapi/operator-schemas';
+import type { ApiKeyOwners } from '../users/api-key-owners';
 
 export const patchAdminUserBody = z.strictObject({
   disabled: z.boolean().optional(),
@@ -61,7 +62,7 @@ export const adminApi = defineRoutes({
 const ADMIN_USER = `SELECT id, display_name, created_at, disabled_at IS NOT NULL AS disabled, daily_token_budget FROM users`;
 
 /** The operator's view of users (admin token): list, disable, budget, erase. */
-export function adminRoutes(runtime: Runtime): Router {
+export function adminRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
   const router = Router();
   const { db } = runtime;
   router.use('/v1/admin', requireAdmin(runtime.config.ADMIN_TOKEN));
@@ -81,11 +82,13 @@ export function adminRoutes(runtime: Runtime): Router {
           [params.id, body.disabled ?? null, body.daily_token_budget !== undefined, body.daily_token_budget ?? null],
         );
         if (updated.rowCount !== 1) throw notFound('user');
+        if (body.disabled !== undefined) await keyOwners.changed(params.id);
         res.json((await db.query(`${ADMIN_USER} WHERE id = $1`, [params.id])).rows[0]);
       },
 
       eraseUser: async (_req, res, { params }) => {
         if (!(await requestErasure(db, runtime.queues, params.id))) throw notFound('user');
+        await keyOwners.changed(params.id);
         res.status(202).json({ id: params.id, erasing: true });
       },
     }),

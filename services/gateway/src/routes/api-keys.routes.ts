@@ -7,6 +7,7 @@ import { HttpError, notFound } from '../http/errors';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import { apiKeyResponse, createdApiKeyResponse } from '../openapi/operator-schemas';
+import type { ApiKeyOwners } from '../users/api-key-owners';
 import { issueApiKey } from '../users/users.service';
 
 export const createApiKeyBody = z.strictObject({ name: z.string().trim().min(1).max(100).optional() });
@@ -49,7 +50,7 @@ export const apiKeyApi = defineRoutes({
 });
 
 /** Several named keys per user, listed without their secrets; the last one cannot be revoked. */
-export function apiKeyRoutes(runtime: Runtime): Router {
+export function apiKeyRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
   const { db } = runtime;
   return apiRouter(apiKeyApi, {
     listKeys: async (req, res) => {
@@ -83,6 +84,7 @@ export function apiKeyRoutes(runtime: Runtime): Router {
         }
         await client.query('UPDATE api_keys SET revoked_at = NOW() WHERE id = $1', [params.id]);
       });
+      await keyOwners.changed(userId);
       res.status(204).end();
     },
   });

@@ -7,6 +7,7 @@ import { notFound } from '../http/errors';
 import { defineRoutes, failure } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 import { erasureResponse } from '../openapi/operator-schemas';
+import type { ApiKeyOwners } from '../users/api-key-owners';
 import { createUser } from '../users/users.service';
 
 const nullableText = (max: number) => z.string().trim().max(max).nullable().optional();
@@ -68,7 +69,7 @@ export const userApi = defineRoutes({
   },
 });
 
-export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Router {
+export function userRoutes(runtime: Runtime, authenticate: RequestHandler, keyOwners: ApiKeyOwners): Router {
   const { db } = runtime;
   return apiRouter(userApi, {
     createUser: {
@@ -106,6 +107,7 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler): Rout
       handle: async (req, res) => {
         const userId = userOf(req);
         if (!(await requestErasure(db, runtime.queues, userId))) throw notFound('user');
+        await keyOwners.changed(userId);
         res.status(202).json({ id: userId, erasing: true });
       },
     },

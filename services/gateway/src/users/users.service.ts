@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ensureProfile, tickBatched, withTransaction, type Db, type DbClient, type Queryable } from '@assistant/shared';
+import { ensureProfile, withTransaction, type Db, type DbClient, type Queryable } from '@assistant/shared';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -36,24 +36,6 @@ export interface KeyOwner {
   keyId: string;
   userId: string;
   disabled: boolean;
-}
-
-/**
- * The live keys' users, read from PostgreSQL on every request (no cache), so a revoked key, or
- * every key of a user being erased, stops working at once on every gateway. The requests of one
- * tick share the statement (tickBatched): a burst of messages costs a few reads, not one each.
- */
-export function apiKeyOwners(db: Queryable): (apiKey: string) => Promise<KeyOwner | undefined> {
-  const byHash = tickBatched(async (hashes: string[]) => {
-    const found = await db.query<{ key_hash: string; key_id: string; user_id: string; disabled: boolean }>(
-      `SELECT k.key_hash, k.id AS key_id, k.user_id, u.disabled_at IS NOT NULL AS disabled
-       FROM api_keys k JOIN users u ON u.id = k.user_id
-       WHERE k.key_hash = ANY($1::text[]) AND k.revoked_at IS NULL AND u.erasing_at IS NULL`,
-      [hashes],
-    );
-    return new Map(found.rows.map((row) => [row.key_hash, { keyId: row.key_id, userId: row.user_id, disabled: row.disabled }]));
-  });
-  return (apiKey) => byHash(hashApiKey(apiKey));
 }
 
 /** A disabled user's chat messages get a short reply instead of a turn (docs/api.md#operators). */
