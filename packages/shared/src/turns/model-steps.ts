@@ -54,7 +54,14 @@ export async function planTasks(
   m: TurnMachine,
   state: TurnState,
   claimed: ClaimedCall,
-  step: { content: string; calls: PlannedCall[]; mcpTools?: readonly McpToolEntry[]; usage?: ModelUsage | undefined },
+  step: {
+    content: string;
+    calls: PlannedCall[];
+    mcpTools?: readonly McpToolEntry[];
+    usage?: ModelUsage | undefined;
+    /** Events the step wrote before its own (its streamed text), still being written: see answer(). */
+    earlierEvents?: () => Promise<void>;
+  },
 ): Promise<boolean | 'dispatched'> {
   const { turn } = state;
   const iteration = turn.iterations + 1;
@@ -122,6 +129,7 @@ export async function planTasks(
     entries,
   });
   if (!recorded) return false;
+  await step.earlierEvents?.();
   await m.outbox.publish(turn.id, turn.origin, entries);
   return dispatched ? 'dispatched' : true;
 }
@@ -137,7 +145,16 @@ export async function answer(
   claim: string,
   content: string,
   status: 'completed' | 'limit_reached',
-  options: { countIteration: boolean; iterationLimit?: number; usage?: ModelUsage | undefined },
+  options: {
+    countIteration: boolean;
+    iterationLimit?: number;
+    usage?: ModelUsage | undefined;
+    /**
+     * Events the step wrote before its own (its streamed text), still being written: the step's
+     * rows are stored meanwhile, and its events are published once those are written.
+     */
+    earlierEvents?: () => Promise<void>;
+  },
 ): Promise<boolean> {
   const { turn } = state;
   const entries = [
@@ -164,6 +181,7 @@ export async function answer(
     return rows;
   });
   if (!recorded) return false;
+  await options.earlierEvents?.();
   await m.outbox.publish(turn.id, turn.origin, queued ? [...entries, lane] : entries);
   return true;
 }

@@ -93,14 +93,16 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
         tokens.push(delta);
       }),
     });
-    await tokens.drain();
-    return { response, mcpTools, claimed };
+    return { response, mcpTools, claimed, tokens };
   });
   // Another job holds the model call: it decides what comes next.
   if (outcome === 'unclaimed') return false;
   // The budget was spent (or the user disabled): the turn has ended.
   if (!outcome) return true;
-  const { response, mcpTools, claimed } = outcome;
+  const { response, mcpTools, claimed, tokens } = outcome;
+  // The last tokens may still be on their way to Redis: the step's rows are stored meanwhile, and
+  // its events (the plan or the answer) go out after them.
+  const earlierEvents = () => tokens.drain();
 
   // A tool exists when it is built in, in the MCP catalogue the model was just offered, or of a
   // configured MCP server not connected yet (the tool worker then fails it with a clear result).
@@ -113,13 +115,18 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       const explanation =
         `I stopped: I was about to call ${repeated} with the same arguments ${LOOP_LENGTH} times in a row, ` +
         'which means something is not working as expected. Tell me how you would like to proceed.';
-      return answer(deps.machine, state, claim, explanation, 'limit_reached', { countIteration: true, usage: response.usage });
+      return answer(deps.machine, state, claim, explanation, 'limit_reached', {
+        countIteration: true,
+        usage: response.usage,
+        earlierEvents,
+      });
     }
     const planned = await planTasks(deps.machine, state, claimed, {
       content: screenContent(response.content),
       calls,
       mcpTools,
       usage: response.usage,
+      earlierEvents,
     });
     return planned === 'dispatched';
   }
@@ -130,6 +137,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   return answer(deps.machine, state, claim, content, last ? 'limit_reached' : 'completed', {
     countIteration: true,
     usage: response.usage,
+    earlierEvents,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
   });
 }
