@@ -38,14 +38,7 @@ export interface AppDeps {
   keyOwners?: ApiKeyOwners;
 }
 
-/** API keys' owners, as every gateway reads them: kept only once `listen()` is called (main.ts). */
-export function keyOwnersOf(runtime: Runtime): ApiKeyOwners {
-  return new ApiKeyOwners(runtime.db, runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
-    runtime.logger.warn({ err: error }, 'announcing a change to API keys failed'),
-  );
-}
-
-export function createApp({ runtime, hub, heartbeatMs, keyOwners = keyOwnersOf(runtime) }: AppDeps): express.Express {
+export function createApp({ runtime, hub, heartbeatMs, keyOwners = ApiKeyOwners.of(runtime) }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);

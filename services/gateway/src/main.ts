@@ -1,12 +1,13 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
-import { createApp, keyOwnersOf } from './app';
+import { createApp } from './app';
 import { createChannelClients } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
 import { startTypingTicker } from './channels/typing.ticker';
 import { EventHub } from './sse/event-hub';
 import { openStreams } from './sse/sse.routes';
+import { ApiKeyOwners } from './users/api-key-owners';
 
 const runtime = createRuntime('gateway');
 const { config, logger } = runtime;
@@ -22,7 +23,7 @@ const hub = new EventHub(config.QUEUE_PREFIX, reader, subscriber, logger);
 // API keys' owners are kept while a subscriber of their own hears every change to them.
 const keyOwnersSubscriber = createWorkerRedis(config.REDIS_URL);
 keyOwnersSubscriber.on('error', (error) => logger.warn({ err: error }, 'API key owners redis connection problem'));
-const keyOwners = keyOwnersOf(runtime);
+const keyOwners = ApiKeyOwners.of(runtime);
 keyOwners.listen(keyOwnersSubscriber);
 
 // Outbound channel delivery runs in the gateway (docs/architecture.md), on a blocking connection of its own.

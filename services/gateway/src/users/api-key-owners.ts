@@ -1,4 +1,4 @@
-import { BoundedMap, tickBatched, type Queryable, type Redis } from '@assistant/shared';
+import { BoundedMap, tickBatched, type Queryable, type Redis, type Runtime } from '@assistant/shared';
 import { hashApiKey, type KeyOwner } from './users.service';
 
 /** The most owners a gateway keeps (a few MB at most), and how long it keeps one at most. */
@@ -44,6 +44,13 @@ export class ApiKeyOwners {
       );
       return new Map(found.rows.map((row) => [row.key_hash, { keyId: row.key_id, userId: row.user_id, disabled: row.disabled }]));
     });
+  }
+
+  /** A gateway's: it keeps owners only once `listen()` is called (main.ts). */
+  static of(runtime: Runtime): ApiKeyOwners {
+    return new ApiKeyOwners(runtime.db, runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
+      runtime.logger.warn({ err: error }, 'announcing a change to API keys failed'),
+    );
   }
 
   /** Keeps owners from now on, while `subscriber` (a connection of its own) hears every change. */
