@@ -6,6 +6,7 @@ import { FakeModel } from './lib/fake-model';
 import { BareRoundTrip } from './lib/bench/bare-round-trip';
 import { runProfile, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
 import { startPrivateRedis } from './lib/bench/private-redis';
+import { TurnSkeleton } from './lib/bench/turn-skeleton';
 import type { Usage } from './lib/bench/process-usage';
 
 /**
@@ -97,6 +98,16 @@ function report(options: ProfileOptions, result: ProfileResult) {
           alone_bare_round_trip_ms_p50: round(exactPercentile(result.aloneBareMs, 50), 2),
           alone_ratio_to_bare_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.aloneBareMs, 50)),
           alone_turn_phases_ms: phasesReport(result.alonePhasesMs),
+          // The same turn with only what the contract makes every turn do (turn-skeleton.ts), sampled next to it:
+          // how far the bare round trip is from a turn of this design at all, and how far the system is from that floor.
+          ...(result.aloneSkeletonMs.length > 0
+            ? {
+                alone_skeleton_turn_ms_p50: percentile(result.aloneSkeletonMs, 50),
+                skeleton_bare_round_trip_ms_p50: round(exactPercentile(result.skeletonBareMs, 50), 2),
+                skeleton_ratio_to_bare_p50: round(exactPercentile(result.aloneSkeletonMs, 50) / exactPercentile(result.skeletonBareMs, 50)),
+                alone_ratio_to_skeleton_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.aloneSkeletonMs, 50), 2),
+              }
+            : {}),
           // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
           alone_cpu_ms_per_turn: round(cpuMs(result.aloneUsage) / result.aloneMs.length),
           alone_cpu_ms_per_turn_by_process: perTurn(result.aloneUsage, 'cpuMs', result.aloneMs.length),
@@ -134,12 +145,17 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_PROFILES?.split(',');
   const model = await new FakeModel().start();
   let bareRoundTrip: BareRoundTrip | undefined;
+  let skeleton: TurnSkeleton | undefined;
   try {
     await migrate(databaseUrl);
     bareRoundTrip = await BareRoundTrip.open(redisUrl, `bench-${run}-bare`);
     const bare = await bareRoundTrip.sample(500);
     const bareP50 = percentile(bare, 50);
     process.stdout.write(`bare BullMQ round trip p50 ${bareP50} ms\n`);
+    if (Object.entries(PROFILES).some(([name, options]) => (!only || only.includes(name)) && options.aloneTurns)) {
+      skeleton = await TurnSkeleton.open({ redisUrl, postgresBase: base, name: `assistant_bench_${run}_skeleton` });
+      process.stdout.write(`turn skeleton p50 ${percentile(await skeleton.sample(200), 50)} ms\n`);
+    }
     const profiles: Record<string, ReturnType<typeof report> | { error: string }> = {};
     for (const [name, options] of Object.entries(PROFILES)) {
       if (only && !only.includes(name)) continue;
@@ -149,6 +165,7 @@ async function main(): Promise<void> {
           databaseUrl,
           redisUrl,
           bareRoundTrip,
+          ...(skeleton ? { skeleton } : {}),
           ...(redis?.process.pid ? { redisPid: redis.process.pid } : {}),
         });
         profiles[name] = report(options, result);
@@ -172,6 +189,7 @@ async function main(): Promise<void> {
     process.stdout.write(`written to ${path.relative(process.cwd(), RESULTS)}\n`);
   } finally {
     await bareRoundTrip?.close();
+    await skeleton?.close();
     await model.stop();
     redis?.process.kill('SIGTERM');
     const admin = new pg.Client({ connectionString: `${base}/postgres` });

@@ -5,6 +5,7 @@ import { lastMessage, PrefixShares, type FakeModel } from '../fake-model';
 import { TestSystem } from '../system';
 import type { BareRoundTrip } from './bare-round-trip';
 import { peakRssMiB, UsageMeter, type Usage } from './process-usage';
+import type { TurnSkeleton } from './turn-skeleton';
 
 export interface ProfileOptions {
   users: number;
@@ -31,6 +32,10 @@ export interface ProfileResult {
   aloneMs: number[];
   /** Bare round trips sampled right before and right after the turns alone (BARE_AROUND_ALONE each). */
   aloneBareMs: number[];
+  /** Turns of the skeleton (turn-skeleton.ts) sampled right after the turns alone and their bare round trips. */
+  aloneSkeletonMs: number[];
+  /** Bare round trips sampled right after the skeleton's turns (BARE_AROUND_ALONE). */
+  skeletonBareMs: number[];
   usage: Record<string, Usage>;
   /** What the system used while the turns alone ran. */
   aloneUsage: Record<string, Usage>;
@@ -70,6 +75,14 @@ const WARM_UP_TURNS = 20;
  * machine's speed drifts by a third within minutes, so the ratio compares the two at one moment.
  */
 const BARE_AROUND_ALONE = 250;
+/**
+ * The skeleton's turns sampled after the turns alone, and those run first to warm it again: it sat
+ * idle while the system ran, and on this machine a process that has been idle for a minute runs
+ * at about half speed for hundreds of turns (its CPU per turn doubled), whether or not V8 may
+ * flush bytecode or reduce memory while idle (README, "A turn alone").
+ */
+const SKELETON_SAMPLES = 100;
+const SKELETON_REWARM = 500;
 
 /**
  * One load profile against fresh processes: each user (its own session, autonomous mode) sends
@@ -80,7 +93,7 @@ const BARE_AROUND_ALONE = 250;
 export async function runProfile(
   model: FakeModel,
   options: ProfileOptions,
-  infra: { databaseUrl: string; redisUrl: string; redisPid?: number; bareRoundTrip: BareRoundTrip },
+  infra: { databaseUrl: string; redisUrl: string; redisPid?: number; bareRoundTrip: BareRoundTrip; skeleton?: TurnSkeleton },
 ): Promise<ProfileResult> {
   let folder = 0;
   // The warm-up's model answers at once, whatever the profile: it is there to compile, not to wait.
@@ -209,6 +222,10 @@ export async function runProfile(
     }
     const aloneUsage = await stopMeter(aloneMeter);
     aloneBareMs.push(...(await bareAround()));
+    const { skeleton } = infra;
+    const aloneSkeletonMs =
+      aloneTurns > 0 && skeleton ? await skeleton.sample(SKELETON_REWARM).then(() => skeleton.sample(SKELETON_SAMPLES)) : [];
+    const skeletonBareMs = aloneSkeletonMs.length > 0 ? await bareAround() : [];
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
     return {
       turns: options.users * options.turnsPerUser,
@@ -218,6 +235,8 @@ export async function runProfile(
       latenciesByRoundMs,
       aloneMs,
       aloneBareMs,
+      aloneSkeletonMs,
+      skeletonBareMs,
       usage,
       aloneUsage,
       driverCpuMs: (driver.user + driver.system) / 1000,
