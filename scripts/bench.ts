@@ -4,7 +4,7 @@ import pg from 'pg';
 import { migrate } from '@assistant/shared';
 import { FakeModel } from './lib/fake-model';
 import { BareRoundTrip } from './lib/bench/bare-round-trip';
-import { runProfile, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
+import { runProfile, turnsAlone, type ProfileOptions, type ProfileResult } from './lib/bench/bench-profile';
 import { startPrivateRedis } from './lib/bench/private-redis';
 import { TurnSkeleton } from './lib/bench/turn-skeleton';
 import type { Usage } from './lib/bench/process-usage';
@@ -22,6 +22,9 @@ import type { Usage } from './lib/bench/process-usage';
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
+
+/** Skeleton turns run before the profiles (turn-skeleton.ts). */
+const SKELETON_WARM_UP_TURNS = 1_500;
 
 const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
 const PROFILES: Record<string, ProfileOptions> = {
@@ -100,12 +103,13 @@ function report(options: ProfileOptions, result: ProfileResult) {
           alone_turn_phases_ms: phasesReport(result.alonePhasesMs),
           // The same turn with only what the contract makes every turn do (turn-skeleton.ts), sampled next to it:
           // how far the bare round trip is from a turn of this design at all, and how far the system is from that floor.
-          ...(result.aloneSkeletonMs.length > 0
+          ...(result.skeleton
             ? {
-                alone_skeleton_turn_ms_p50: percentile(result.aloneSkeletonMs, 50),
-                skeleton_bare_round_trip_ms_p50: round(exactPercentile(result.skeletonBareMs, 50), 2),
-                skeleton_ratio_to_bare_p50: round(exactPercentile(result.aloneSkeletonMs, 50) / exactPercentile(result.skeletonBareMs, 50)),
-                alone_ratio_to_skeleton_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.aloneSkeletonMs, 50), 2),
+                alone_skeleton_turn_ms_p50: percentile(result.skeleton.ms, 50),
+                alone_skeleton_turn_phases_ms: phasesReport(result.skeleton.phasesMs),
+                skeleton_bare_round_trip_ms_p50: round(exactPercentile(result.skeleton.bareMs, 50), 2),
+                skeleton_ratio_to_bare_p50: round(exactPercentile(result.skeleton.ms, 50) / exactPercentile(result.skeleton.bareMs, 50)),
+                alone_ratio_to_skeleton_p50: round(exactPercentile(result.aloneMs, 50) / exactPercentile(result.skeleton.ms, 50), 2),
               }
             : {}),
           // One turn at a time, nothing shared between turns: its CPU against its time says whether it waits or works.
@@ -154,7 +158,9 @@ async function main(): Promise<void> {
     process.stdout.write(`bare BullMQ round trip p50 ${bareP50} ms\n`);
     if (Object.entries(PROFILES).some(([name, options]) => (!only || only.includes(name)) && options.aloneTurns)) {
       skeleton = await TurnSkeleton.open({ redisUrl, postgresBase: base, name: `assistant_bench_${run}_skeleton` });
-      process.stdout.write(`turn skeleton p50 ${percentile(await skeleton.sample(200), 50)} ms\n`);
+      // As the system's warm-up does, this lets V8 compile the skeleton's hot paths.
+      await turnsAlone(skeleton.user, SKELETON_WARM_UP_TURNS);
+      process.stdout.write(`turn skeleton p50 ${percentile((await turnsAlone(skeleton.user, 200)).ms, 50)} ms\n`);
     }
     const profiles: Record<string, ReturnType<typeof report> | { error: string }> = {};
     for (const [name, options] of Object.entries(PROFILES)) {

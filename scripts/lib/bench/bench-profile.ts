@@ -32,10 +32,11 @@ export interface ProfileResult {
   aloneMs: number[];
   /** Bare round trips sampled right before and right after the turns alone (BARE_AROUND_ALONE each). */
   aloneBareMs: number[];
-  /** Turns of the skeleton (turn-skeleton.ts) sampled right after the turns alone and their bare round trips. */
-  aloneSkeletonMs: number[];
-  /** Bare round trips sampled right after the skeleton's turns (BARE_AROUND_ALONE). */
-  skeletonBareMs: number[];
+  /**
+   * Turns of the skeleton (turn-skeleton.ts) sampled right after the turns alone and their bare
+   * round trips, their phases, and bare round trips sampled right after them (BARE_AROUND_ALONE).
+   */
+  skeleton?: { ms: number[]; phasesMs: Record<TurnPhase, number>; bareMs: number[] };
   usage: Record<string, Usage>;
   /** What the system used while the turns alone ran. */
   aloneUsage: Record<string, Usage>;
@@ -208,24 +209,19 @@ export async function runProfile(
     // One turn alone measures the system, not the load generator: its prefix comparison (about
     // 0.2 ms for each model request, before the model answers) is over.
     model.keep = () => undefined;
-    const aloneMs: number[] = [];
     const aloneTurns = options.aloneTurns ?? 0;
     const bareAround = async (): Promise<number[]> => (aloneTurns > 0 ? infra.bareRoundTrip.sample(BARE_AROUND_ALONE) : []);
     const aloneBareMs = await bareAround();
-    const alonePhases = new PhaseMeans();
     const aloneMeter = await startMeter();
-    for (let n = 0; n < aloneTurns; n++) {
-      const outcome = await runTurn(users[0] as Api, 0);
-      if (typeof outcome === 'string') continue;
-      aloneMs.push(outcome.ms);
-      alonePhases.add(outcome.phases);
-    }
+    const alone = await turnsAlone(users[0] as Api, aloneTurns);
     const aloneUsage = await stopMeter(aloneMeter);
     aloneBareMs.push(...(await bareAround()));
     const { skeleton } = infra;
-    const aloneSkeletonMs =
-      aloneTurns > 0 && skeleton ? await skeleton.sample(SKELETON_REWARM).then(() => skeleton.sample(SKELETON_SAMPLES)) : [];
-    const skeletonBareMs = aloneSkeletonMs.length > 0 ? await bareAround() : [];
+    const skeletonAlone =
+      aloneTurns > 0 && skeleton
+        ? await turnsAlone(skeleton.user, SKELETON_REWARM).then(() => turnsAlone(skeleton.user, SKELETON_SAMPLES))
+        : undefined;
+    const skeletonBareMs = skeletonAlone ? await bareAround() : [];
     const peak = Object.fromEntries(processPids().map(([name, pid]) => [name, peakRssMiB(pid)]));
     return {
       turns: options.users * options.turnsPerUser,
@@ -233,10 +229,9 @@ export async function runProfile(
       failures: [...new Set(failures)].slice(0, 5),
       seconds,
       latenciesByRoundMs,
-      aloneMs,
+      aloneMs: alone.ms,
       aloneBareMs,
-      aloneSkeletonMs,
-      skeletonBareMs,
+      ...(skeletonAlone ? { skeleton: { ms: skeletonAlone.ms, phasesMs: skeletonAlone.phases, bareMs: skeletonBareMs } } : {}),
       usage,
       aloneUsage,
       driverCpuMs: (driver.user + driver.system) / 1000,
@@ -246,7 +241,7 @@ export async function runProfile(
       promptPrefixShare: options.prefixShares ? mean(prefixes.shares) : null,
       phasesMs: phases.means(),
       firstRoundPhasesMs: firstRoundPhases.means(),
-      alonePhasesMs: alonePhases.means(),
+      alonePhasesMs: alone.phases,
     };
   } finally {
     redis.disconnect();
@@ -271,6 +266,19 @@ class PhaseMeans {
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+
+/** `count` turns of one user, one after another: the latency of each that completed, and their mean phases. */
+export async function turnsAlone(user: Api, count: number): Promise<{ ms: number[]; phases: Record<TurnPhase, number> }> {
+  const ms: number[] = [];
+  const phases = new PhaseMeans();
+  for (let n = 0; n < count; n++) {
+    const outcome = await runTurn(user, 0);
+    if (typeof outcome === 'string') continue;
+    ms.push(outcome.ms);
+    phases.add(outcome.phases);
+  }
+  return { ms, phases: phases.means() };
+}
 
 /**
  * One turn to its end: its latency in ms and its phases, or why it failed. Each user's text is

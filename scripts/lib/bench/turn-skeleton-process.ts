@@ -36,20 +36,20 @@ const emit = (turnId: string, event: Record<string, unknown>) =>
 const worker = (queue: string, run: (data: { turnId: string; step?: number }) => Promise<unknown>) =>
   new Worker(queue, (job) => run(job.data as { turnId: string; step?: number }), { connection: connect(), prefix, concurrency: 16 });
 
-/** POST /turns stores the turn and queues its first step; GET /turns/:id/events streams its events to `done`. */
+/** A message stores its turn and queues the first step; a turn's event stream goes on to `done`. */
 async function gateway(): Promise<number> {
   const steps = new Queue('steps', { connection: connect(), prefix });
   const readers: Redis[] = [];
   const app = express();
   app.use(express.json());
-  app.post('/turns', async (req, res) => {
+  app.post('/v1/messages', async (req, res) => {
     const turnId = randomUUID();
     await store(turnId, 'turn', req.body);
     await emit(turnId, { type: 'turn_started' });
     await steps.add('step', { turnId, step: 1 }, { removeOnComplete: true });
-    res.status(202).json({ turn_id: turnId });
+    res.status(202).json({ turn_id: turnId, session_key: 'agent:main:main', events_url: `/v1/turns/${turnId}/events` });
   });
-  app.get('/turns/:id/events', async (req, res) => {
+  app.get('/v1/turns/:id/events', async (req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const reader = readers.pop() ?? connect();
     let last = '0';
@@ -58,9 +58,11 @@ async function gateway(): Promise<number> {
       const read = await reader.xread('BLOCK', 10_000, 'STREAMS', `${prefix}:events:${req.params.id}`, last);
       if (!read) break;
       for (const [id, fields] of read[0]?.[1] ?? []) {
+        const data = fields[1] as string;
+        const { type } = JSON.parse(data) as { type: string };
         last = id;
-        res.write(`id: ${id}\ndata: ${fields[1]}\n\n`);
-        done ||= (JSON.parse(fields[1] as string) as { type: string }).type === 'done';
+        res.write(`id: ${id}\nevent: ${type}\ndata: ${data}\n\n`);
+        done ||= type === 'done';
       }
     }
     readers.push(reader);

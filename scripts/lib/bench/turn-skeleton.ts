@@ -1,10 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
+import { Api } from '../api';
 import { FakeModel } from '../fake-model';
-
-/** Skeleton turns run before it is sampled: as the system's warm-up does, this lets V8 compile the hot paths. */
-const WARM_UP_TURNS = 1_500;
 
 /**
  * The floor of a turn alone in this design: what the contract makes every turn do, and nothing
@@ -13,12 +11,14 @@ const WARM_UP_TURNS = 1_500;
  * history) and stores its tool calls; the tool worker stores two results; the second step calls
  * the model again and stores the answer; the client reads the events over SSE to `done`. Five
  * flushed commits, three BullMQ jobs, two model calls, the events on a Redis stream: no context,
- * no refs, no outbox, no validation. Kept open, like BareRoundTrip, to be sampled next to the
- * turns alone.
+ * no refs, no outbox, no validation. Its gateway answers the API's paths for a message and its
+ * events, so `user` takes turns as a user of the system does. Kept open, like BareRoundTrip, to
+ * be sampled next to the turns alone.
  */
 export class TurnSkeleton {
   private constructor(
-    private readonly url: string,
+    /** Takes the skeleton's turns (bench-profile.ts: turnsAlone). */
+    readonly user: Api,
     private readonly model: FakeModel,
     private readonly processes: ChildProcess[],
     private readonly drop: () => Promise<void>,
@@ -67,27 +67,7 @@ export class TurnSkeleton {
           }),
       ),
     );
-    const skeleton = new TurnSkeleton(`http://127.0.0.1:${ready[0]?.port}`, model, processes, drop);
-    await skeleton.sample(WARM_UP_TURNS);
-    return skeleton;
-  }
-
-  /** `count` turns, one after another, in ms each. */
-  async sample(count: number): Promise<number[]> {
-    const samples: number[] = [];
-    for (let n = 0; n < count; n++) {
-      const started = performance.now();
-      const sent = await fetch(`${this.url}/turns`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ text: `skeleton ${n}: make a folder and search` }),
-      });
-      const { turn_id: turnId } = (await sent.json()) as { turn_id: string };
-      const events = await (await fetch(`${this.url}/turns/${turnId}/events`)).text();
-      if (!events.includes('"type":"done"')) throw new Error(`skeleton turn ${turnId} ended without done`);
-      samples.push(performance.now() - started);
-    }
-    return samples;
+    return new TurnSkeleton(new Api(`http://127.0.0.1:${ready[0]?.port}`, 'skeleton'), model, processes, drop);
   }
 
   async close(): Promise<void> {
