@@ -21,6 +21,7 @@ export * from './turns/outbox';
 export * from './turns/chat-typing';
 export * from './channels/media-download';
 export * from './model-errors';
+export * from './http-fetch';
 export * from './turns/turn-status';
 export * from './turns/turn-machine';
 export * from './turns/turn-state';

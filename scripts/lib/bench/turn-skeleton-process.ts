@@ -5,6 +5,7 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import pg from 'pg';
+import { httpFetch } from '@assistant/shared';
 
 /**
  * One process of the turn skeleton (turn-skeleton.ts), named by its first argument. Each does
@@ -75,7 +76,8 @@ async function gateway(): Promise<number> {
 
 /** A step calls the model and stores what it said; the first sends the tools, the second answers. */
 async function agent(): Promise<void> {
-  const model = new OpenAI({ apiKey: 'skeleton', baseURL: modelUrl });
+  // The model client the agent worker has: the SDK over node:http (http-fetch.ts).
+  const model = new OpenAI({ apiKey: 'skeleton', baseURL: modelUrl, fetch: httpFetch });
   const tools = new Queue('tools', { connection: connect(), prefix });
   await worker('steps', async ({ turnId, step }) => {
     const stream = await model.chat.completions.create({

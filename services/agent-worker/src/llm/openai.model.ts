@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { httpFetch } from '@assistant/shared';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
-import { httpFetch } from './http-fetch';
 
 /** Any OpenAI-compatible Chat Completions endpoint, streamed. Retries are the job queue's business. */
 export class OpenAIChatModel implements ChatModel {
