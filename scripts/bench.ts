@@ -14,7 +14,7 @@ import type { Usage } from './lib/bench/process-usage';
  * per profile, default settings, against its own database and (when redis-server is installed)
  * its own Redis, so CPU is counted for the system alone:
  * - instant: the model answers at once, 30 users: throughput, latency, CPU per turn, and one
- *   turn alone against the bare BullMQ round trip;
+ *   turn alone against the bare BullMQ round trip and the turn skeleton (turn-skeleton.ts);
  * - real: every model call takes 1 s, 100 users; also at WORKER_CONCURRENCY 1 and 1,000;
  * - crowd: every model call takes 5 s, 1,000 users: failures and peak RSS.
  * Scale with BENCH_SCALE (0.1 for a quick look); results go to bench/results/latest.json.

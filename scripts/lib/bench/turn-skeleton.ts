@@ -7,8 +7,8 @@ import { FakeModel } from '../fake-model';
 /**
  * The floor of a turn alone in this design: what the contract makes every turn do, and nothing
  * else, in a gateway, an agent worker and a tool worker of its own (turn-skeleton-process.ts).
- * A client's POST is stored and queued; the first step calls the model (the openai SDK, a 64 KB
- * history) and stores its tool calls; the tool worker stores two results; the second step calls
+ * A client's POST is stored and queued; the first step calls the model (the openai SDK over
+ * node:http, as the agent worker calls it, with a 64 KB history) and stores its tool calls; the tool worker stores two results; the second step calls
  * the model again and stores the answer; the client reads the events over SSE to `done`. Five
  * flushed commits, three BullMQ jobs, two model calls, the events on a Redis stream: no context,
  * no refs, no outbox, no validation. Its gateway answers the API's paths for a message and its
