@@ -135,6 +135,16 @@ describe('listing', () => {
     expect((await new Api(system.url).get('/v1/tools')).status).toBe(401);
   });
 
+  it('takes a manual gotcha about an MCP tool of a configured server, not of another', async () => {
+    const user = await api.createUser(system.adminToken);
+    const added = await user.post('/v1/gotchas', { tool_name: 'notes__create_note', description: 'Titles in Portuguese.' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ tool_name: 'notes__create_note' });
+    const refused = await user.post('/v1/gotchas', { tool_name: 'elsewhere__create_note', description: 'x' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([expect.objectContaining({ path: ['tool_name'] })]);
+  });
+
   it('offers the model the same tools, and lists a tool the server adds while running (list_changed)', async () => {
     const user = await api.createUser(system.adminToken);
     const { events } = await user.converse('sum: please');

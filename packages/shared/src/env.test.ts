@@ -50,10 +50,9 @@ describe('parseConfig', () => {
     expect(config).toMatchObject({ ADMIN_TOKEN: 'admin-token-of-16+', QUEUE_PREFIX: 'test:run-1' });
   });
 
-  it('refuses an admin token under 16 characters, naming the variable but never its value', () => {
-    expect(() => parseConfig({ ADMIN_TOKEN: 'short-secret' })).toThrow(/^ {2}ADMIN_TOKEN: must be at least 16 characters$/m);
-    expect(() => parseConfig({ ADMIN_TOKEN: 'short-secret' })).not.toThrow(/short-secret/);
-    expect(parseConfig({ ADMIN_TOKEN: 'x'.repeat(16) }).ADMIN_TOKEN).toBe('x'.repeat(16));
+  it('accepts an admin token of any length (the gateway warns about a short one)', () => {
+    expect(parseConfig({ ADMIN_TOKEN: 'admin' }).ADMIN_TOKEN).toBe('admin');
+    expect(parseConfig({ ADMIN_TOKEN: '' }).ADMIN_TOKEN).toBeUndefined();
   });
 
   it('reads MODEL_ALLOWLIST as a list; unset or empty allows any model', () => {

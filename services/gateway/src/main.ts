@@ -36,6 +36,8 @@ const typingTicker = startTypingTicker(runtime, channelClients);
 const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS, keyOwners });
 const server = app.listen(config.PORT, () => {
   logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
+  // Accepted as the operator chose it, but a short one can be guessed.
+  if (config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < 16) logger.warn('ADMIN_TOKEN is shorter than 16 characters: it can be guessed');
 });
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'gateway could not listen');

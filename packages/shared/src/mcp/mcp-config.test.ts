@@ -24,21 +24,35 @@ describe('MCP_SERVERS', () => {
     expect(parseConfig({ MCP_SERVERS: JSON.stringify(servers) }).MCP_SERVERS).toEqual(servers);
   });
 
+  it('takes names a function name may start with, and the `type` other clients write', () => {
+    const servers = [
+      { name: 'mock_server', type: 'stdio', command: 'node' },
+      { name: 'Echo', type: 'http', url: 'http://127.0.0.1:1/mcp' },
+      { name: 'Files-2', type: 'streamable-http', url: 'http://127.0.0.1:2/mcp' },
+    ];
+    expect(parseConfig({ MCP_SERVERS: JSON.stringify(servers) }).MCP_SERVERS).toEqual(servers);
+  });
+
   it('says what is wrong, one line per problem, without echoing the value', () => {
     expect(problems('[{"name":"x"')).toEqual(['MCP_SERVERS: must be a JSON array of MCP servers (see README, "MCP servers")']);
     expect(problems('{"name":"x","command":"y"}')).toHaveLength(1);
     const lines = problems(
       JSON.stringify([
-        { name: 'Bad_Name', command: 'x' },
-        { name: 'folder', command: 'x' },
+        { name: 'bad__name', command: 'x' },
+        { name: 'Folder', command: 'x' },
         { name: 'web', url: 'ftp://example.com' },
         { name: 'twice', command: 'x' },
         { name: 'twice', url: 'http://127.0.0.1:1/mcp' },
+        { name: 'trailing_', command: 'x' },
+        { name: '1st', command: 'x' },
       ]),
     );
-    expect(lines.some((line) => line.startsWith('MCP_SERVERS.0') && line.includes('lowercase'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.0') && line.includes('"__"'))).toBe(true);
     expect(lines.some((line) => line.startsWith('MCP_SERVERS.1') && line.includes('entity'))).toBe(true);
     expect(lines.some((line) => line.startsWith('MCP_SERVERS.2'))).toBe(true);
     expect(lines).toContain('MCP_SERVERS.4.name: "twice" is used twice');
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.5') && line.includes('"__"'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('MCP_SERVERS.6') && line.includes('starting with a letter'))).toBe(true);
+    expect(problems(JSON.stringify([{ name: 'typed', type: 'http', command: 'x' }]))).toHaveLength(1);
   });
 });

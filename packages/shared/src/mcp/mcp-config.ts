@@ -3,18 +3,25 @@ import { ENTITY_TABLES } from '../ids/entities';
 
 /**
  * A server's name prefixes its tools (`<name>__<tool>`) and its refs (`<name>_<n>`), so it may
- * hold neither `_` (those would stop being unambiguous) nor the name of an entity kind (its refs
- * would collide with `folder_1` and the like in the ID registry).
+ * hold neither `__` nor a trailing `_` (the tool's part would stop being unambiguous), nor be the
+ * name of an entity kind (its refs would collide with `folder_1` and the like in the ID registry).
+ * Otherwise it is what a function name may hold, as the model calls its tools by those names.
  */
 const serverName = z
   .string()
-  .regex(/^[a-z][a-z0-9-]{0,29}$/, 'must be 1 to 30 lowercase letters, digits or "-", starting with a letter')
-  .refine((name) => !Object.hasOwn(ENTITY_TABLES, name) && name !== 'task', 'must not be the name of an entity kind or "task"');
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,29}$/, 'must be 1 to 30 letters, digits, "_" or "-", starting with a letter')
+  .refine((name) => !name.includes('__') && !name.endsWith('_'), 'must not hold "__" or end with "_"')
+  .refine(
+    (name) => !Object.hasOwn(ENTITY_TABLES, name.toLowerCase()) && name.toLowerCase() !== 'task',
+    'must not be the name of an entity kind or "task"',
+  );
 
 const stringMap = z.record(z.string(), z.string());
 
+// `type`, as other MCP clients' configurations write it, may come along; it must then say the same.
 export const stdioServerSchema = z.strictObject({
   name: serverName,
+  type: z.literal('stdio').optional(),
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: stringMap.optional(),
@@ -22,6 +29,7 @@ export const stdioServerSchema = z.strictObject({
 
 export const httpServerSchema = z.strictObject({
   name: serverName,
+  type: z.enum(['http', 'streamable-http']).optional(),
   url: z.url({ protocol: /^https?$/ }),
   headers: stringMap.optional(),
 });

@@ -1,14 +1,19 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { addManualGotcha, isToolName, listGotchas, type Runtime } from '@assistant/shared';
+import { addManualGotcha, isToolName, listGotchas, mcpServerOf, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
+import { HttpError } from '../http/errors';
 import { rateLimit } from '../http/rate-limit';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 
 export const postGotchaBody = z.strictObject({
-  tool_name: z.string().refine(isToolName, 'must be the name of a tool').optional(),
+  // A built-in tool, or `<server>__<tool>` (checked against the configured servers below).
+  tool_name: z
+    .string()
+    .refine((name) => isToolName(name) || mcpServerOf(name) !== undefined, 'must be the name of a tool')
+    .optional(),
   description: z.string().trim().min(1, 'must not be blank').max(2_000),
 });
 
@@ -40,6 +45,7 @@ export const gotchaApi = defineRoutes({
 /** Gotchas (docs/memory.md#gotchas): the ones captured from repeated tool errors and the ones added by hand. */
 export function gotchaRoutes(runtime: Runtime): Router {
   const { db } = runtime;
+  const servers = runtime.config.MCP_SERVERS.map((server) => server.name);
   const limit = rateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, 'gotchas', GOTCHAS_PER_WINDOW, WINDOW_MS, 'gotchas');
   return apiRouter(gotchaApi, {
     listGotchas: async (req, res) => {
@@ -48,6 +54,11 @@ export function gotchaRoutes(runtime: Runtime): Router {
     addGotcha: {
       use: [limit],
       handle: async (req, res, { body }) => {
+        const server = body.tool_name === undefined || isToolName(body.tool_name) ? undefined : mcpServerOf(body.tool_name);
+        if (server !== undefined && !servers.includes(server)) {
+          const message = `no MCP server named "${server}" is configured`;
+          throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['tool_name'], message }]);
+        }
         res.status(201).json(await addManualGotcha(db, userOf(req), body));
       },
     },
