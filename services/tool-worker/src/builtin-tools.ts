@@ -4,6 +4,7 @@ import {
   fail,
   getTool,
   isConnectionError,
+  parseToolArgs,
   RefRegistry,
   Semaphore,
   stripUuids,
@@ -85,7 +86,7 @@ export class BuiltinTools {
     if (call.arguments === null) {
       return { args: {}, problem: fail('The arguments were not a valid JSON object.', 'Send the arguments as a JSON object.') };
     }
-    const parsed = spec.input.safeParse(call.arguments);
+    const parsed = parseToolArgs(spec, call.arguments);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
       return {

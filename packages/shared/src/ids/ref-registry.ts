@@ -108,9 +108,11 @@ export class RefRegistry {
   private async resolveRef(entity: Entity, kind: Entity, n: number, ref: string, db: Queryable) {
     const { noun } = ENTITY_TABLES[entity];
     if (kind !== entity) {
-      throw new ToolInputError(
+      throw await this.withCandidates(
+        entity,
         `${ref} is a ${ENTITY_TABLES[kind].noun}, not a ${noun}.`,
         `Pass a ${noun} ref (like ${noun}_1) or the ${noun}'s name.`,
+        db,
       );
     }
     const { table, label } = ENTITY_TABLES[entity];
@@ -121,12 +123,18 @@ export class RefRegistry {
     );
     const row = found.rows[0];
     if (row) return { id: row.id, ref, label: row.label };
-    const candidates = await this.someCandidates(entity, '', db);
-    throw new ToolInputError(
-      `No ${noun} with ref ${ref} exists (it may have been deleted).${listCandidates(candidates)}`,
+    throw await this.withCandidates(
+      entity,
+      `No ${noun} with ref ${ref} exists (it may have been deleted).`,
       `Use one of the refs listed, or call the list tool to see the current ${noun}s.`,
-      candidates,
+      db,
     );
+  }
+
+  /** The error for a ref that names none of the user's `entity`s: the most recent ones are its candidates. */
+  private async withCandidates(entity: Entity, problem: string, hint: string, db: Queryable): Promise<ToolInputError> {
+    const candidates = await this.someCandidates(entity, '', db);
+    return new ToolInputError(`${problem}${listCandidates(candidates)}`, hint, candidates);
   }
 
   private async resolveName(entity: Entity, name: string, db: Queryable) {

@@ -1,4 +1,4 @@
-import { describeNow, formatLocal, isTimeZone, parseLocalDateTime, timeZoneSchema } from './local-time';
+import { describeNow, formatLocal, isTimeZone, normalizeDateTime, parseLocalDateTime, timeZoneSchema } from './local-time';
 
 describe('time zone names', () => {
   it('accepts IANA names, spelled canonically, and refuses the rest', () => {
@@ -28,5 +28,17 @@ describe('local times', () => {
     expect(gap?.wall).toMatchObject({ hour: 2, minute: 30 });
     expect(gap?.instant.toISOString()).toBe('2026-03-08T07:30:00.000Z');
     expect(parseLocalDateTime('2026-02-30T09:00:00', 'UTC')).toBeUndefined();
+  });
+
+  it('spells other ISO 8601 forms of a date-time in the extended form, leaving anything else as it is', () => {
+    expect(normalizeDateTime('2026-05-01T15:00Z')).toBe('2026-05-01T15:00:00Z');
+    expect(normalizeDateTime('2026-05-01T15:00-03:00')).toBe('2026-05-01T15:00:00-03:00');
+    expect(normalizeDateTime('2026-05-01T15:00:00-0300')).toBe('2026-05-01T15:00:00-03:00');
+    expect(normalizeDateTime('2026-05-01T15:00:30.5+05')).toBe('2026-05-01T15:00:30.5+05:00');
+    expect(normalizeDateTime(' 2026-05-01 15:00 ')).toBe('2026-05-01T15:00:00');
+    expect(normalizeDateTime('2026-05-01t15:00z')).toBe('2026-05-01T15:00:00Z');
+    for (const other of ['2026-05-01', 'tomorrow at 7', '2026-05-01T15', '2026-05-01T15:00+3', '07:00']) {
+      expect(normalizeDateTime(other)).toBe(other);
+    }
   });
 });

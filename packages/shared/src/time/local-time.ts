@@ -82,6 +82,22 @@ export function describeNow(now: Date, zone: string): string {
 
 const clockLines = new BoundedMap<string, string>(1_000);
 
+const DATE_TIME_SPELLING =
+  /^(?<date>\d{4}-\d{2}-\d{2})[T ](?<time>\d{2}:\d{2})(?<seconds>:\d{2}(?:\.\d+)?)?(?:(?<utc>Z)|(?<hours>[+-]\d{2})(?::?(?<minutes>\d{2}))?)?$/i;
+
+/**
+ * Other ISO 8601 and RFC 3339 spellings of a date-time that models and users write, as the
+ * extended form the tool schemas check (`2026-05-01T15:00:00-03:00`): a space instead of the `T`,
+ * no seconds, a basic (`-0300`) or hours-only (`-03`) offset, a lowercase `t` or `z`. Anything
+ * else comes back as it is, for the schema to refuse; a date alone too (a reminder needs a time).
+ */
+export function normalizeDateTime(text: string): string {
+  const { date, time, seconds = ':00', utc, hours, minutes = '00' } = DATE_TIME_SPELLING.exec(text.trim())?.groups ?? {};
+  if (date === undefined || time === undefined) return text;
+  const offset = utc ? 'Z' : hours ? `${hours}:${minutes}` : '';
+  return `${date}T${time}${seconds}${offset}`;
+}
+
 /**
  * Reads an ISO 8601 date-time: with an offset (or `Z`) it is that instant; without one it is a
  * wall-clock time in `zone`. Undefined when the text is not a date-time.

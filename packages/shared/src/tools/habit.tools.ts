@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
-/** How often a habit is meant to happen; stored as is (see migrations/0020_habits.sql). */
-export const HABIT_FREQUENCIES = ['daily', 'weekdays', 'weekly', 'monthly'] as const;
-
-const frequency = z.enum(HABIT_FREQUENCIES).describe('How often: daily, weekdays (Monday to Friday), weekly or monthly.');
+// The user's own words, stored and shown as they are: nothing schedules by it (reminders have `repeat`).
+const frequency = displayName(100, 'How often, in a few words: daily, weekdays, weekly, "3 times a week"…');
 const description = z.string().trim().max(2_000, 'must be at most 2000 characters').describe('A short note about the habit.');
 
 export const habitTools = {

@@ -1,17 +1,22 @@
 import { z } from 'zod';
+import { normalizeDateTime } from '../time/local-time';
 import { REMINDER_REPEATS } from '../time/repeat-schedule';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
 const text = (what: string) => displayName(500, `${what}, 1 to 500 characters; it is what the user will read.`);
-const at = z.iso
-  .datetime({
-    offset: true,
-    local: true,
-    error: "must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
-  })
-  .describe(
-    'When it fires: an ISO 8601 date-time. Without an offset ("2026-05-01T07:00:00") it is the user\'s local time, in their time zone; with one ("2026-05-01T07:00:00-03:00") it is that instant. Must be in the future.',
-  );
+// Other spellings of the same date-time are rewritten first; the model is still offered the strict form.
+const at = z.preprocess(
+  (value) => (typeof value === 'string' ? normalizeDateTime(value) : value),
+  z.iso
+    .datetime({
+      offset: true,
+      local: true,
+      error: "must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
+    })
+    .describe(
+      'When it fires: an ISO 8601 date-time. Without an offset ("2026-05-01T07:00:00") it is the user\'s local time, in their time zone; with one ("2026-05-01T07:00:00-03:00") it is that instant. Must be in the future.',
+    ),
+);
 const repeat = z
   .enum(REMINDER_REPEATS)
   .describe(

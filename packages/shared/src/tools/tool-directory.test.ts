@@ -32,5 +32,7 @@ describe('the tool directory', () => {
     expect(describeCall('later__anything', {}, mcp).mutates).toBe(true);
     expect(describeCall('no_such_tool', {}, mcp).mutates).toBe(false);
     expect(describeCall('create_folder', { name: 'Work' }, mcp)).toEqual({ description: 'Create folder "Work"', mutates: true });
+    // A null optional argument is left out, as the tool worker takes it.
+    expect(describeCall('create_folder', { name: 'Work', parent_folder_id: null }, mcp).description).toBe('Create folder "Work"');
   });
 });

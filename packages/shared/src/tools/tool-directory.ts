@@ -1,6 +1,7 @@
 import { mcpServerOf, type McpToolEntry } from '../mcp/mcp-catalog';
 import { stripUuids } from '../text';
 import { getTool, modelTools, type ModelTool } from './index';
+import { parseToolArgs } from './tool-spec';
 
 /** A tool as `GET /v1/tools` shows it: what the model is offered, whether it changes data, where it comes from. */
 export interface OfferedTool extends ModelTool {
@@ -39,7 +40,7 @@ export function describeCall(
 ): { description: string; mutates: boolean } {
   const spec = getTool(name);
   if (spec) {
-    const parsed = args ? spec.input.safeParse(args) : undefined;
+    const parsed = args ? parseToolArgs(spec, args) : undefined;
     return { description: stripUuids(parsed?.success ? spec.describe(parsed.data) : `Call ${name}`), mutates: spec.mutates };
   }
   const tool = mcp.find((entry) => entry.name === name);

@@ -17,6 +17,21 @@ export function defineTool<I extends z.ZodObject>(spec: ToolSpec<I>): ToolSpec<I
   return spec;
 }
 
+/**
+ * A call's arguments checked by the tool's schema. Models often send null for an optional argument
+ * they mean to leave out: it counts as left out, unless the argument takes null itself (the
+ * update_* tools clear a field with it).
+ */
+export function parseToolArgs<I extends z.ZodObject>(spec: ToolSpec<I>, args: Record<string, unknown>) {
+  const shape: z.core.$ZodShape = spec.input.shape;
+  const given = Object.entries(args).filter(([key, value]) => value !== null || !nullMeansOmitted(shape[key]));
+  return spec.input.safeParse(Object.fromEntries(given));
+}
+
+function nullMeansOmitted(argument: z.core.$ZodType | undefined): boolean {
+  return argument !== undefined && z.safeParse(argument, undefined).success && !z.safeParse(argument, null).success;
+}
+
 /** A ref (`folder_1`) or a name/title; UUIDs are refused by the resolver with a hint. */
 export function entityReference(entity: string, what = 'name') {
   return z

@@ -63,6 +63,16 @@ describe('create_document', () => {
     expect(await createDocument(user, 'Diary')).toBe('document_2');
   });
 
+  it('takes null for an optional argument as left out', async () => {
+    const user = await insertTestUser(harness.pool);
+    const result = await run('create_document', { title: 'Ideas', folder_id: null, content: null }, user);
+    expect(result).toMatchObject({ success: true, document_id: 'document_1' });
+    expect(result).not.toHaveProperty('folder_id');
+    expect(await documents(user)).toEqual([{ title: 'Ideas', title_key: 'ideas', folder: null }]);
+    const required = await run('create_document', { title: null }, user);
+    expect(required).toMatchObject({ success: false, error: expect.stringContaining('title: ') });
+  });
+
   it('inserts one row when a create is retried with the same entity id', async () => {
     const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
@@ -152,6 +162,21 @@ describe('move_document', () => {
     expect(await documents(user)).toEqual([{ title: 'Plan', title_key: 'plan', folder: 'Arquivo Antigo' }]);
   });
 
+  it('answers a move into the folder it is already in with a next step', async () => {
+    const user = await insertTestUser(harness.pool);
+    const work = await createFolder(user, 'Work');
+    await createDocument(user, 'Plan', work);
+    const result = await run('move_document', { document_id: 'plan', folder_id: 'work' }, user);
+    expect(result).toEqual({
+      success: true,
+      document_id: 'document_1',
+      title: 'Plan',
+      folder_id: 'folder_1',
+      message: 'Document "Plan" [ID: document_1] is already in folder "Work" [ID: folder_1].',
+      next_step: 'To see everything in it, call get_folder_contents with folder_id="folder_1".',
+    });
+  });
+
   it('refuses to move next to a document with the same title', async () => {
     const user = await insertTestUser(harness.pool);
     const archive = await createFolder(user, 'Archive');
@@ -169,6 +194,16 @@ describe('move_document', () => {
     await createDocument(user, 'Plan', b);
     const wrongKind = await run('move_document', { document_id: 'folder_1', folder_id: b }, user);
     expect(wrongKind).toMatchObject({ success: false, error: expect.stringContaining('not a document') });
+    const wrongFolder = await run('move_document', { document_id: 'document_1', folder_id: 'document_2' }, user);
+    expect(wrongFolder).toEqual({
+      success: false,
+      error: 'document_2 is a document, not a folder. Candidates: "B" [ID: folder_2], "A" [ID: folder_1].',
+      hint: "Pass a folder ref (like folder_1) or the folder's name.",
+      candidates: [
+        { ref: 'folder_2', name: 'B' },
+        { ref: 'folder_1', name: 'A' },
+      ],
+    });
     const ambiguous = await run('move_document', { document_id: 'plan', folder_id: b }, user);
     expect(ambiguous.candidates).toEqual([
       { ref: 'document_1', name: 'Plan' },

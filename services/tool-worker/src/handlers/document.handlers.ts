@@ -77,8 +77,9 @@ export const documentHandlers: Pick<
     const document = await loadDocument(ctx, target.id);
     const fields = await documentFields(ctx, { ...document, folder_id: folder.id });
     const destination = `folder "${folder.label}" [ID: ${folder.ref}]`;
+    const nextStep = `To see everything in it, call get_folder_contents with folder_id="${folder.ref}".`;
     if (document.folder_id === folder.id) {
-      return ok(`Document "${document.title}" [ID: ${target.ref}] is already in ${destination}.`, fields);
+      return ok(`Document "${document.title}" [ID: ${target.ref}] is already in ${destination}.`, fields, nextStep);
     }
     // Moving must not create the duplicate that create_document refuses.
     const clash = await findSameTitle(ctx, folder.id, document.title, document.id);
@@ -88,11 +89,7 @@ export const documentHandlers: Pick<
       ctx.userId,
       folder.id,
     ]);
-    return ok(
-      `Document "${document.title}" [ID: ${target.ref}] moved to ${destination}.`,
-      fields,
-      `To see everything in it, call get_folder_contents with folder_id="${folder.ref}".`,
-    );
+    return ok(`Document "${document.title}" [ID: ${target.ref}] moved to ${destination}.`, fields, nextStep);
   },
 
   async delete_document(args, ctx) {

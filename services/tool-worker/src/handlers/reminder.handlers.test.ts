@@ -139,7 +139,11 @@ describe('create_reminder', () => {
     ]);
     // Without an offset it is the user's local time (docs/tools.md#times): valid.
     expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01T07:00:00' })).toEqual([]);
+    // A date alone is not a time to fire at.
     expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01' })[0]).toMatch(/^at: /);
+    expect(invalid('create_reminder', { text: 'Go', at: '2031-05-01 at 7' })).toEqual([
+      "at: must be an ISO 8601 date-time, like 2026-05-01T07:00:00 (the user's local time) or 2026-05-01T07:00:00-03:00",
+    ]);
     expect(invalid('create_reminder', { text: 'Go', at, repeat: 'hourly' })[0]).toMatch(/^repeat: /);
     expect(invalid('create_reminder', { text: ' ', at })).toEqual(['text: must not be blank']);
   });
@@ -315,6 +319,20 @@ describe("times in the user's zone (docs/tools.md#times)", () => {
     expect(rows.map((row) => row.at.toISOString())).toEqual(['2031-11-24T18:00:00.000Z', '2031-11-24T15:00:00.000Z']);
     const list = await run('list_reminders', {}, user);
     expect(list.message).toContain('- "Standup" [ID: reminder_2] fires at 2031-11-24 12:00 (America/Sao_Paulo)');
+  });
+
+  it('reads other ISO 8601 spellings: no seconds with an offset, a basic offset, a space for the T', async () => {
+    const user = await userIn('America/Sao_Paulo');
+    const spellings = ['2031-11-24T15:00Z', '2031-11-24T13:00-03:00', '2031-11-24T14:00:00-0300', '2031-11-24 15:00'];
+    const results = await Promise.all(spellings.map((at, i) => run('create_reminder', { text: `Spelling ${i}`, at }, user)));
+    expect(results.map((result) => result.at_local)).toEqual([
+      '2031-11-24 12:00 (America/Sao_Paulo)',
+      '2031-11-24 13:00 (America/Sao_Paulo)',
+      '2031-11-24 14:00 (America/Sao_Paulo)',
+      '2031-11-24 15:00 (America/Sao_Paulo)',
+    ]);
+    const moved = await run('update_reminder', { reminder_id: 'Spelling 0', at: '2031-11-25 09:30-03' }, user);
+    expect(moved).toMatchObject({ success: true, at_local: '2031-11-25 09:30 (America/Sao_Paulo)' });
   });
 
   it('moves a time in the spring-forward gap forward and takes the first of two overlapping ones', async () => {
