@@ -8,6 +8,7 @@ import { FakeTelegram } from './helpers/fake-telegram';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { fixture, telegramPrivateText } from './helpers/channel-fixtures';
 import { telegramGroupText } from './helpers/telegram-updates';
 import { waitFor } from '../scripts/lib/wait-for';
 
@@ -41,6 +42,7 @@ beforeAll(async () => {
     env: {
       OPENAI_BASE_URL: model.url,
       RATE_LIMIT_MESSAGES_PER_MINUTE: String(RATE),
+      VISION: 'true',
       MAX_ACTIVE_TURNS_PER_USER: '2',
       TELEGRAM_BOT_TOKEN: '123456:limits',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
@@ -66,6 +68,17 @@ async function sendTelegram(chat: number, text: string): Promise<number> {
   nextUpdate += 1;
   const res = await webhooks.postTelegram(webhooks.tgText(chat, text, nextUpdate));
   expect(res.status).toBe(200);
+  return nextUpdate;
+}
+/** A private-chat message of `chat` with `fields` (a voice note, a photo) in place of text. */
+async function sendTelegramMedia(chat: number, fields: Record<string, unknown>): Promise<number> {
+  nextUpdate += 1;
+  const { text: _text, ...message } = fixture(telegramPrivateText).message;
+  const update = {
+    update_id: nextUpdate,
+    message: { ...message, from: { ...message.from, id: chat }, chat: { ...message.chat, id: chat }, ...fields },
+  };
+  expect((await webhooks.postTelegram(update)).status).toBe(200);
   return nextUpdate;
 }
 const newChat = () => 7_200_000 + Math.floor(Math.random() * 1_000_000);
@@ -100,6 +113,36 @@ describe('the message rate', () => {
       turns.rows[0]?.id,
     ]);
     expect(started.rows[0]?.early).toBe(false);
+  });
+
+  it('counts photos and voice transcripts too: over the limit, their turns wait for the window', async () => {
+    const chat = newChat();
+    await sendTelegram(chat, 'hello');
+    await waitFor(() => telegram.received(chat).length === 1, 'the first answer');
+    const userId = (await identityUser(chat)) as string;
+    await redis.set(`${system.prefix}:ratelimit:messages:${userId}`, String(RATE), 'PX', 3_000);
+    const turnOf = async (update: number) =>
+      (
+        await db.query<{ start_after: Date | null; started_early: boolean | null }>(
+          `SELECT t.start_after, t.started_at < t.start_after AS started_early FROM channel_messages m JOIN turns t ON t.id = m.turn_id
+           WHERE m.channel = 'telegram' AND m.external_id = $1`,
+          [String(update)],
+        )
+      ).rows[0];
+
+    telegram.addFile(`voice-${chat}`, `voice/${chat}.oga`, 'spoken over the limit');
+    const voice = await sendTelegramMedia(chat, { voice: { file_id: `voice-${chat}`, duration: 2 } });
+    // The transcribe job makes the voice note's turn after the webhook has answered.
+    expect((await waitFor(() => turnOf(voice), "the transcript's turn")).start_after).not.toBeNull();
+    telegram.addFile(`photo-${chat}`, `photos/${chat}.jpg`, 'JPEG-BYTES');
+    const photo = await sendTelegramMedia(chat, {
+      photo: [{ file_id: `photo-${chat}`, file_unique_id: `u${chat}`, file_size: 10, width: 800, height: 600 }],
+      caption: 'over the limit too',
+    });
+    expect((await turnOf(photo))?.start_after).not.toBeNull();
+
+    await waitFor(() => telegram.received(chat).length === 3, 'both answers after the window', { timeoutMs: 15_000 });
+    for (const update of [voice, photo]) expect((await turnOf(update))?.started_early).toBe(false);
   });
 
   it('counts chat and HTTP messages of one user together', async () => {

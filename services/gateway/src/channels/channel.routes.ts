@@ -15,9 +15,9 @@ export function channelRoutes(runtime: Runtime): Router {
   if (clients.telegram && config.TELEGRAM_WEBHOOK_SECRET) {
     router.use(telegramWebhook(runtime, clients.telegram, config.TELEGRAM_WEBHOOK_SECRET, config.TELEGRAM_BOT_USERNAME));
   }
-  if (clients.whatsapp && config.WHATSAPP_APP_SECRET && config.WHATSAPP_VERIFY_TOKEN && config.WHATSAPP_PHONE_NUMBER_ID) {
-    const { WHATSAPP_APP_SECRET: appSecret, WHATSAPP_VERIFY_TOKEN: verifyToken, WHATSAPP_PHONE_NUMBER_ID: phoneNumberId } = config;
-    router.use(whatsappWebhook(runtime, { appSecret, verifyToken, phoneNumberId }));
+  if (clients.whatsapp && config.WHATSAPP_APP_SECRET && config.WHATSAPP_VERIFY_TOKEN) {
+    const { WHATSAPP_APP_SECRET: appSecret, WHATSAPP_VERIFY_TOKEN: verifyToken } = config;
+    router.use(whatsappWebhook(runtime, { appSecret, verifyToken }));
   }
   return router;
 }

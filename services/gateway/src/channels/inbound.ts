@@ -1,5 +1,4 @@
 import { addJob, jobId, withTransaction, type ControlOutcome, type DbClient, type Runtime } from '@assistant/shared';
-import { hitRateLimit, MESSAGE_RATE } from '../http/rate-limit';
 import { resetSession } from '../sessions/reset-session';
 import { insertTurn } from '../turns/submit-message';
 import { isUserDisabled } from '../users/users.service';
@@ -10,6 +9,7 @@ import { applyDecision, openQuestionDecision } from './decisions';
 import { channelSessionKey, identityUser, linkIdentity } from './identities';
 import { consumeLinkCode } from './link-codes';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
+import { rateDelay } from './message-rate';
 
 const REPLIES = {
   unsupported:
@@ -31,6 +31,8 @@ interface Outcome {
 }
 
 export interface InboundResult {
+  /** The delivery was accepted before: it produces nothing new (docs/channels.md#webhooks). */
+  redelivered: boolean;
   decision?: ChannelDecision;
   /** How applying the decision went; undefined when the message carried none. */
   decided?: ControlOutcome;
@@ -40,11 +42,13 @@ export interface InboundResult {
  * Accepts one channel message durably: its (channel, external id) row and everything it causes
  * (a new user, a turn, a link, a reset) commit together, so a redelivery changes nothing. Then
  * the effects outside PostgreSQL run; each is idempotent, and a redelivery runs them again in
- * case a crash cut them short.
+ * case a crash cut them short. That includes the decision: it names its approval or question, so
+ * applying it again finds it decided and changes nothing (`redelivered` tells the channel not to
+ * answer the press a second time).
  */
 export async function acceptInbound(runtime: Runtime, message: InboundMessage): Promise<InboundResult> {
   const accepted = await withTransaction(runtime.db, (client) => record(client, runtime, message));
-  const { outcome } = accepted;
+  const { outcome, redelivered } = accepted;
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
   if (outcome.reply) {
@@ -65,10 +69,14 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
       { jobId: jobId('transcribe', accepted.rowId) },
     );
   }
-  return { ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
+  return { redelivered, ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
 }
 
-async function record(client: DbClient, runtime: Runtime, message: InboundMessage): Promise<{ rowId: string; outcome: Outcome }> {
+async function record(
+  client: DbClient,
+  runtime: Runtime,
+  message: InboundMessage,
+): Promise<{ rowId: string; outcome: Outcome; redelivered: boolean }> {
   // A concurrent copy of the same delivery waits here for the first to commit, then finds its row.
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO channel_messages (channel, external_id) VALUES ($1, $2) ON CONFLICT (channel, external_id) DO NOTHING RETURNING id`,
@@ -93,6 +101,7 @@ async function record(client: DbClient, runtime: Runtime, message: InboundMessag
     const voice = pendingVoiceSchema.safeParse(row.media);
     return {
       rowId: row.id,
+      redelivered: true,
       outcome: {
         userId: row.user_id,
         turnId: row.turn_id,
@@ -111,7 +120,7 @@ async function record(client: DbClient, runtime: Runtime, message: InboundMessag
     outcome.decision ? JSON.stringify(outcome.decision) : null,
     outcome.voice ? JSON.stringify(outcome.voice) : null,
   ]);
-  return { rowId, outcome };
+  return { rowId, outcome, redelivered: false };
 }
 
 async function handle(client: DbClient, runtime: Runtime, message: InboundMessage): Promise<Outcome> {
@@ -132,7 +141,7 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
   if (content.kind === 'unsupported') return { ...none, userId, reply: REPLIES.unsupported };
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
   if (content.kind === 'voice' || content.kind === 'photo') {
-    const media = await acceptMedia(client, config, message, userId, content);
+    const media = await acceptMedia(client, runtime, message, userId, content);
     return {
       ...none,
       userId,
@@ -161,15 +170,4 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
     startAfterMs: await rateDelay(runtime, userId),
   });
   return { ...none, userId, turnId };
-}
-
-/**
- * A chat message over the user's message rate is never refused (the provider would only
- * redeliver it): it is stored, merged, and its turn waits until the window allows.
- */
-async function rateDelay(runtime: Runtime, userId: string): Promise<number | undefined> {
-  const limit = runtime.config.RATE_LIMIT_MESSAGES_PER_MINUTE;
-  if (limit <= 0) return undefined;
-  const { hits, msLeft } = await hitRateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, MESSAGE_RATE.name, userId, MESSAGE_RATE.windowMs);
-  return hits > limit ? Math.max(msLeft, 1) : undefined;
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { channelAddressSchema, mediaRefSchema, type Config, type DbClient } from '@assistant/shared';
+import { channelAddressSchema, mediaRefSchema, type DbClient, type Runtime } from '@assistant/shared';
 import { insertTurn } from '../turns/submit-message';
 import type { InboundContent, InboundMessage } from './channel-types';
 import { channelSessionKey } from './identities';
+import { rateDelay } from './message-rate';
 
 /** A voice note waiting for its transcript (channel_messages.media): what to fetch, where its turn goes. */
 export const pendingVoiceSchema = z.object({ ref: mediaRefSchema, session_key: z.string().min(1), reply_to: channelAddressSchema });
@@ -18,22 +19,30 @@ type MediaOutcome = { reply: string } | { turnId: string } | { voice: PendingVoi
  * What a voice note or a photo causes, inside the message's transaction. A photo starts its turn
  * at once, carrying only the provider's reference to the image. A voice note is transcribed
  * later by a `transcribe` job (downloading and transcribing take seconds: the webhook answers
- * first), which starts the turn with the transcript as the user's message.
+ * first), which starts the turn with the transcript as the user's message; the voice note counts
+ * against the message rate then, when it becomes a message.
  */
 export async function acceptMedia(
   client: DbClient,
-  config: Config,
+  runtime: Runtime,
   message: InboundMessage,
   userId: string,
   content: MediaContent,
 ): Promise<MediaOutcome> {
+  const { config } = runtime;
   if (content.kind === 'voice' && config.LLM_PROVIDER === 'offline') return { reply: VOICE_OFFLINE_REPLY };
   const sessionKey = await channelSessionKey(client, userId, message);
   if (content.kind === 'voice') return { voice: { ref: content.media, session_key: sessionKey, reply_to: message.replyTo } };
   const caption = content.caption.trim();
   // Stored as the user's message: history, digests and the console show that a photo came.
   const text = caption === '' ? '[photo]' : `[photo] ${caption}`;
-  return {
-    turnId: (await insertTurn(client, config, { userId, sessionKey, text, origin: message.replyTo, attachment: content.media })).turnId,
-  };
+  const { turnId } = await insertTurn(client, config, {
+    userId,
+    sessionKey,
+    text,
+    origin: message.replyTo,
+    attachment: content.media,
+    startAfterMs: await rateDelay(runtime, userId),
+  });
+  return { turnId };
 }

@@ -14,6 +14,7 @@ import {
 import type { Transcriber } from '../llm/transcriber';
 import { insertTurn } from '../turns/submit-message';
 import { pendingVoiceSchema } from './media-inbound';
+import { rateDelay } from './message-rate';
 
 export const VOICE_FAILED_REPLY = 'Sorry, I could not make out that voice note. Please try again, or type your message.';
 /** A transcript is a chat message: the API's 16,000 characters apply (docs/channels.md#message-content). */
@@ -69,6 +70,8 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
         text,
         origin: voice.reply_to,
         ifBusy: 'merge',
+        // The transcript is the message the rate counts; a retry after its turn was made returned above.
+        startAfterMs: await rateDelay(runtime, userId),
       });
       await client.query('UPDATE channel_messages SET turn_id = $2 WHERE id = $1', [channelMessageId, id]);
       return id;

@@ -24,6 +24,19 @@ describe('telegram schemas and inbound mapping', () => {
     expect(telegramUpdate.safeParse({ message: telegramPrivateText.message }).success).toBe(false);
   });
 
+  it('reads a minimal update without date, is_bot, first_name or message ids, its sender unnamed', async () => {
+    const minimal = { update_id: 5, message: { from: { id: 42 }, chat: { id: 42, type: 'private' }, text: 'hi' } };
+    expect(await read(minimal)).toEqual({
+      channel: 'telegram',
+      externalId: '5',
+      sender: { id: '42', name: '' },
+      replyTo: { channel: 'telegram', chat_id: '42' },
+      content: { kind: 'text', text: 'hi' },
+    });
+    const press = { update_id: 6, callback_query: { id: 'q', from: { id: 42 }, data: 'x' } };
+    expect((await read(press))?.sender).toEqual({ id: '42', name: '' });
+  });
+
   it('reads a private text message as a direct message of its sender', async () => {
     expect(await read(telegramPrivateText)).toEqual({
       channel: 'telegram',

@@ -39,7 +39,8 @@ export async function telegramInbound(
     return {
       channel: 'telegram',
       externalId,
-      sender: { id: String(query.from.id), name: query.from.first_name },
+      // Without a first_name the new user is named after the identity (identities.ts).
+      sender: { id: String(query.from.id), name: query.from.first_name ?? '' },
       replyTo: { channel: 'telegram', chat_id: String(query.message?.chat.id ?? query.from.id) },
       content: { kind: 'button', data: query.data },
     };
@@ -59,7 +60,7 @@ export async function telegramInbound(
   return {
     channel: 'telegram',
     externalId,
-    sender: { id: String(message.from.id), name: message.from.first_name },
+    sender: { id: String(message.from.id), name: message.from.first_name ?? '' },
     ...(inGroup ? { group: String(message.chat.id) } : {}),
     replyTo: { channel: 'telegram', chat_id: String(message.chat.id) },
     content,

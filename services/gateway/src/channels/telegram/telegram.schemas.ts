@@ -3,11 +3,13 @@ import { z } from 'zod';
 /**
  * The parts of Telegram Bot API objects we use. Objects stay loose: Telegram adds fields often,
  * and an update we cannot fully describe must still be accepted (and maybe ignored), not refused.
+ * Only what the system reads is required (not `date`, `is_bot`, `first_name` or message ids), so
+ * a hand-made minimal update is accepted too.
  */
 export const telegramUser = z.looseObject({
   id: z.number().int(),
-  is_bot: z.boolean(),
-  first_name: z.string(),
+  is_bot: z.boolean().optional(),
+  first_name: z.string().optional(),
   username: z.string().optional(),
 });
 
@@ -17,10 +19,10 @@ const photoSize = z.looseObject({ file_id: z.string(), width: z.number(), height
 const entity = z.looseObject({ type: z.string(), offset: z.number().int(), length: z.number().int() });
 
 export const telegramMessage = z.looseObject({
-  message_id: z.number().int(),
+  message_id: z.number().int().optional(),
   from: telegramUser.optional(),
   chat: z.looseObject({ id: z.number().int(), type: z.string(), title: z.string().optional() }),
-  date: z.number().int(),
+  date: z.number().int().optional(),
   text: z.string().optional(),
   caption: z.string().optional(),
   voice: file.optional(),
@@ -28,7 +30,7 @@ export const telegramMessage = z.looseObject({
   photo: z.array(photoSize).optional(),
   entities: z.array(entity).optional(),
   caption_entities: z.array(entity).optional(),
-  reply_to_message: z.looseObject({ message_id: z.number().int(), from: telegramUser.optional() }).optional(),
+  reply_to_message: z.looseObject({ message_id: z.number().int().optional(), from: telegramUser.optional() }).optional(),
 });
 export type TelegramMessage = z.infer<typeof telegramMessage>;
 

@@ -74,14 +74,16 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
 
   return apiRouter(telegramApi, {
     telegramUpdate: {
-      use: [requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT })],
+      // JSON whatever the content type, as the rest of the API reads it; the secret is checked before the body is read.
+      use: [requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT, type: () => true })],
       handle: async (req, res) => {
         const update = parse(telegramUpdate, cleanWebhookBody(req.body));
         const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
         if (message) {
           const result = await acceptInbound(runtime, message);
           const query = update.callback_query;
-          if (query) {
+          // A redelivered press was answered by its first delivery: a second toast would be something new.
+          if (query && !result.redelivered) {
             // Only the spinner on the user's button depends on this; the decision is already made.
             await client.answerCallbackQuery(query.id, callbackText(result)).catch((error: unknown) => {
               runtime.logger.warn({ err: error }, 'answerCallbackQuery failed');

@@ -2,8 +2,7 @@ import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappTe
 import { whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook } from './whatsapp.schemas';
 
-const OUR_NUMBER = '106540352242922';
-const read = (body: unknown, phoneNumberId = OUR_NUMBER) => whatsappInbound(whatsappWebhook.parse(body), phoneNumberId);
+const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
 
 describe('whatsapp schemas and inbound mapping', () => {
   it.each([whatsappText, whatsappButtonReply, whatsappStatus, whatsappImage])('parses the shared fixture %#', (body) => {
@@ -34,8 +33,13 @@ describe('whatsapp schemas and inbound mapping', () => {
     expect(read(whatsappImage)[0]?.content).toEqual({ kind: 'unsupported', what: 'image' });
   });
 
-  it('ignores messages sent to another number of the same app', () => {
-    expect(read(whatsappText, '999999999999999')).toEqual([]);
+  it('reads messages sent to any number of the app, or without metadata', () => {
+    const otherNumber = fixture(whatsappText);
+    Object.assign(otherNumber.entry[0]?.changes[0]?.value.metadata ?? {}, { phone_number_id: '999999999999999' });
+    const noMetadata = fixture(whatsappText);
+    delete (noMetadata.entry[0]?.changes[0]?.value as { metadata?: unknown }).metadata;
+    for (const body of [otherNumber, noMetadata]) expect(read(body)).toEqual(read(whatsappText));
+    expect(read(whatsappText)).toHaveLength(1);
   });
 
   it('checks the verification query', () => {
@@ -44,7 +48,7 @@ describe('whatsapp schemas and inbound mapping', () => {
   });
 
   it('reads an image with VISION on as a photo with its caption, and audio as voice', () => {
-    const [image] = whatsappInbound(whatsappWebhook.parse(whatsappImage), OUR_NUMBER, { vision: true });
+    const [image] = whatsappInbound(whatsappWebhook.parse(whatsappImage), { vision: true });
     expect(image?.content).toEqual({ kind: 'photo', media: { channel: 'whatsapp', media_id: '1548871829348871' }, caption: 'recibo' });
     const audio = fixture(whatsappText);
     Object.assign(audio.entry[0]?.changes[0]?.value.messages[0] ?? {}, {

@@ -5,18 +5,15 @@ import type { WhatsAppMessage, WhatsAppWebhook } from './whatsapp.schemas';
 const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome']);
 
 /**
- * The messages of a webhook for our number, in order; status callbacks carry none and yield
- * nothing, and changes for another number of the same Meta app are ignored.
+ * The messages of a webhook, in order; status callbacks carry none and yield nothing. Messages
+ * are read whatever number of the Meta app they were sent to (docs/channels.md#webhooks): a
+ * signed delivery is ours, and the answer goes out from WHATSAPP_PHONE_NUMBER_ID.
  */
-export function whatsappInbound(
-  payload: WhatsAppWebhook,
-  phoneNumberId: string,
-  options: ContentOptions = { vision: false },
-): InboundMessage[] {
+export function whatsappInbound(payload: WhatsAppWebhook, options: ContentOptions = { vision: false }): InboundMessage[] {
   const messages: InboundMessage[] = [];
   for (const entry of payload.entry) {
     for (const change of entry.changes) {
-      if (change.field !== 'messages' || change.value.metadata?.phone_number_id !== phoneNumberId) continue;
+      if (change.field !== 'messages') continue;
       const { contacts = [], messages: received = [] } = change.value;
       for (const message of received) {
         const content = readContent(message, options);

@@ -54,8 +54,6 @@ export function whatsappSignatureValid(raw: Buffer, header: string | undefined, 
 export interface WhatsAppWebhookSettings {
   appSecret: string;
   verifyToken: string;
-  /** Our number: one Meta app may serve several, and another number's messages are not ours to answer. */
-  phoneNumberId: string;
 }
 
 /** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
@@ -85,8 +83,7 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
         // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
-        for (const message of whatsappInbound(payload, settings.phoneNumberId, { vision: runtime.config.VISION }))
-          await acceptInbound(runtime, message);
+        for (const message of whatsappInbound(payload, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
         res.sendStatus(200);
       },
     },
