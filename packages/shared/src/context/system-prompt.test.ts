@@ -64,9 +64,16 @@ describe('buildSystemPrompt: which sections each kind of session gets (docs/memo
     }
   });
 
-  it('leaves out empty sections', () => {
-    const prompt = buildSystemPrompt(input('main', { profile: DEFAULT_PROFILE }));
-    expect(headings(prompt)).toEqual(['Personality', 'Identity', 'Instructions', 'Tools']);
+  it.each<[SessionKind, string[]]>([
+    ['main', [...ALWAYS, 'User Profile', 'Long-term Memory']],
+    ['direct', [...ALWAYS, 'User Profile']],
+    ['group', ALWAYS],
+  ])('keeps the headings of empty sections in a %s session', (kind, expected) => {
+    // A new user's USER and MEMORY are empty; so may any section be after PUT /v1/profile.
+    const empty: Profile = { soul: '', identity: '', agents: '', tools: '', user: '', memory: ' \n' };
+    expect(headings(buildSystemPrompt(input(kind, { profile: DEFAULT_PROFILE })))).toEqual(expected);
+    const prompt = buildSystemPrompt(input(kind, { profile: empty, toolSummary: '' }));
+    expect(prompt).toBe(['You are Nexo, a personal AI assistant.', ...expected.map((heading) => `## ${heading}`)].join('\n\n'));
   });
 
   it('shows the identity fields in the first line', () => {
@@ -99,6 +106,12 @@ describe('buildSystemPrompt: caps', () => {
     expect(prompt).not.toContain('s'.repeat(20_001));
     // The sections after it are still there.
     expect(headings(prompt)).toContain('Long-term Memory');
+  });
+
+  it('caps the TOOLS text alone, so the registry summary follows it in full', () => {
+    const tools = 't'.repeat(30_000);
+    const body = section(buildSystemPrompt(input('main', { profile: { ...FULL_PROFILE, tools } })), 'Tools');
+    expect(body).toBe(`${'t'.repeat(SECTION_CAP)}\n\n[truncated: 10000 more characters not shown]\n\n${toolSummary()}`);
   });
 
   it('keeps the newest part of a long MEMORY, where digests are appended', () => {

@@ -57,16 +57,18 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
  */
 export function buildSystemPrompt(input: PromptInput): string {
   const { profile, sessionKind } = input;
-  const sections: [heading: string, body: string, keep?: 'end'][] = [
-    ['Personality', profile.soul],
-    ['Identity', profile.identity],
-    ['Instructions', profile.agents],
-    ['Tools', [profile.tools, input.toolSummary].filter(Boolean).join('\n\n')],
+  const capped = (text: string, keep?: 'end') => truncate(text.trim(), SECTION_CAP, keep);
+  const sections: [heading: string, body: string][] = [
+    ['Personality', capped(profile.soul)],
+    ['Identity', capped(profile.identity)],
+    ['Instructions', capped(profile.agents)],
+    // The cap is on the user's TOOLS text alone, so a long one never pushes out the registry's summary.
+    ['Tools', [capped(profile.tools), input.toolSummary.trim()].filter(Boolean).join('\n\n')],
   ];
-  if (sessionKind !== 'group') sections.push(['User Profile', profile.user]);
-  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory, 'end']);
-  const body = sections
-    .filter(([, text]) => text.trim() !== '')
-    .map(([heading, text, keep]) => `## ${heading}\n${truncate(text.trim(), SECTION_CAP, keep)}`);
+  if (sessionKind !== 'group') sections.push(['User Profile', capped(profile.user)]);
+  if (sessionKind === 'main') sections.push(['Long-term Memory', capped(profile.memory, 'end')]);
+  // An empty section keeps its heading (docs/memory.md#request-layout): the layout is the same for
+  // every user, and an empty USER or MEMORY tells the model it knows nothing of them yet.
+  const body = sections.map(([heading, text]) => (text ? `## ${heading}\n${text}` : `## ${heading}`));
   return capWhole(stripUuids([identityLine(input.assistant), ...body].join('\n\n')), PROMPT_CAP);
 }

@@ -11,6 +11,8 @@ export interface TurnRow {
   session_key: string;
   status: TurnStatus;
   input: string;
+  /** The user messages the turn answers: more than one when messages were merged into it. */
+  input_count: number;
   iterations: number;
   max_iterations: number;
   autonomous: boolean;
@@ -66,7 +68,7 @@ export interface TurnState {
  */
 const LOAD_TURN_STATE = `WITH removed AS (${outboxRemoval('$1', '$2')})
    SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
-          array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, t.iterations,
+          array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, 1 + cardinality(t.merged_inputs) AS input_count, t.iterations,
           COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
           t.model, t.version, t.claim, t.attachment, t.origin, COALESCE((SELECT outbox FROM removed), t.outbox) AS outbox,
           COALESCE((SELECT p.use_rag_by_default FROM user_preferences p WHERE p.user_id = t.user_id), true) AS use_rag,

@@ -41,6 +41,12 @@ export interface ChatRequest {
    * "tomorrow at 9" in it. Unset means UTC.
    */
   timezone?: string;
+  /**
+   * How many of the newest user messages the turn answers (more than one when messages were
+   * merged into it; 1 when unset): the offline planner acts on those alone, not on an earlier
+   * turn's message that got no answer (a cancelled one).
+   */
+  turnMessages?: number;
 }
 
 export interface ChatResponse {

@@ -297,7 +297,7 @@ describe('OfflinePlanner', () => {
       expect(exactly.response.toolCalls).toHaveLength(10);
 
       const { response, tokens } = await plan(`${commands(12)}; sing a song`);
-      const note = 'Only the first 10 of your 13 commands were planned (at most 10 per message); send the others again.';
+      const note = 'Only the first 10 of your 13 commands were planned (at most 10 at a time); send the others again.';
       expect(response.content).toBe(note);
       expect(tokens.join('')).toBe(note);
       expect(response.toolCalls.map((call) => JSON.parse(call.arguments) as unknown)).toEqual(
@@ -324,6 +324,85 @@ describe('OfflinePlanner', () => {
     it('serialises only the arguments that have values', async () => {
       const { response } = await plan('create folder Work');
       expect(response.toolCalls[0]?.arguments).toBe('{"name":"Work"}');
+    });
+  });
+
+  describe('messages merged into one turn (docs/agent.md#busy-sessions)', () => {
+    const ok = '{"success":true,"message":"ok"}';
+    const answered: ChatMessage[] = [
+      { role: 'system', content: 'You are Nexo.' },
+      { role: 'user', content: 'create folder Old' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'offline_1_1', name: 'create_folder', arguments: '{}' }] },
+      { role: 'tool', content: ok, tool_call_id: 'offline_1_1' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    /** The turn's messages after an answered exchange, the turn context right before the newest (turn/context.ts). */
+    const merged = (...texts: string[]): ChatMessage[] => [
+      ...answered,
+      ...texts.slice(0, -1).map((content): ChatMessage => ({ role: 'user', content })),
+      { role: 'system', content: '## Current time\n2025-01-15 10:00 (UTC)' },
+      { role: 'user', content: texts.at(-1) ?? '' },
+    ];
+    /** The request of a turn that answers `texts`, merged into it. */
+    const turnOf = (...texts: string[]) => request(merged(...texts), { turnMessages: texts.length });
+
+    it('acts on every user message of the turn, in order, and not on those already answered', async () => {
+      const { req, tokens } = turnOf(
+        'create folder Work',
+        '@my_bot create document Notes in Work and list habits',
+        'remember that I prefer tea',
+      );
+      const response = await new OfflinePlanner({ now: () => NOW }).complete(req);
+      expect(response.content).toBe('');
+      expect(tokens).toEqual([]);
+      expect(response.toolCalls.map((call) => [call.id, call.name, JSON.parse(call.arguments) as unknown])).toEqual([
+        ['offline_3_1', 'create_folder', { name: 'Work' }],
+        ['offline_3_2', 'create_document', { title: 'Notes', folder_id: 'Work' }],
+        ['offline_3_3', 'list_habits', {}],
+        ['offline_3_4', 'remember', { content: 'I prefer tea' }],
+      ]);
+    });
+
+    it('plans at most 10 calls for the whole turn and counts the commands past them', async () => {
+      const commands = (from: number) => Array.from({ length: 6 }, (_, i) => `create folder F${from + i}`).join('; ');
+      const { req } = turnOf(commands(1), commands(7), 'sing a song');
+      const response = await new OfflinePlanner().complete(req);
+      expect(response.toolCalls.map((call) => JSON.parse(call.arguments) as unknown)).toEqual(
+        Array.from({ length: 10 }, (_, i) => ({ name: `F${i + 1}` })),
+      );
+      // "sing a song" comes after the cap: counted, never parsed.
+      expect(response.content).toBe('Only the first 10 of your 13 commands were planned (at most 10 at a time); send the others again.');
+    });
+
+    it('runs the messages it understands, names how many it left out with the help text, and repeats that in the summary', async () => {
+      const { req, tokens } = turnOf('hi there', 'create folder Work; sing a song', 'create folder Home');
+      const response = await new OfflinePlanner().complete(req);
+      const note = `Left out, not understood: 2 of your 3 messages.\n\n${OFFLINE_HELP}`;
+      expect(response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as unknown])).toEqual([
+        ['create_folder', { name: 'Home' }],
+      ]);
+      expect(response.content).toBe(note);
+      expect(tokens.join('')).toBe(note);
+
+      const { req: after } = request([
+        ...req.messages,
+        { role: 'assistant', content: note, tool_calls: response.toolCalls },
+        { role: 'tool', content: ok, tool_call_id: response.toolCalls[0]?.id ?? '' },
+      ]);
+      expect((await new OfflinePlanner().complete(after)).content).toBe(`ok\n${note}`);
+    });
+
+    it("does not act on an earlier turn's message that got no answer (a cancelled turn)", async () => {
+      const { req } = request(merged('delete folder Old', 'create folder Home'), { turnMessages: 1 });
+      const response = await new OfflinePlanner().complete(req);
+      expect(response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as unknown])).toEqual([
+        ['create_folder', { name: 'Home' }],
+      ]);
+    });
+
+    it('answers with the help text alone when it understands none of them', async () => {
+      const { req } = turnOf('hi there', 'thanks');
+      expect(await new OfflinePlanner().complete(req)).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
     });
   });
 

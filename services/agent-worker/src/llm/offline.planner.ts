@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
 import { parseCommand, type PlannedCall } from './offline/command-table';
 import { splitCommands } from './offline/command-splitter';
+import type { FoldedText } from './offline/folded-text';
 
 /**
  * Stands in for a chat model when none is configured, so a fresh install still works end to end.
@@ -29,25 +30,66 @@ Commands (chain up to 10 with ";", a new line, "and" or "e"):
 - list goals / delete goal goal_1 | minhas metas / apagar meta goal_1
 - remember that I prefer tea | lembre que eu prefiro chá`;
 
-/** One message plans at most this many tool calls (docs/agent.md#offline-planner); the answer says what was left out. */
+/** One turn plans at most this many tool calls, merged messages together (docs/agent.md#offline-planner); the answer says what was left out. */
 export const MAX_OFFLINE_CALLS = 10;
 /** The user's zone when the caller gives none (the default of DEFAULT_TIMEZONE). */
 const DEFAULT_ZONE = 'UTC';
 
+/** What the planner makes of a turn's messages. */
+interface Plan {
+  planned: PlannedCall[];
+  /** The commands of the messages understood, planned or past the cap. */
+  total: number;
+  /** The messages left out because they are not commands. */
+  notUnderstood: number;
+}
+
 /**
- * The calls of the message's first MAX_OFFLINE_CALLS commands and how many commands it has, or
- * null when one of those is not a command. Later ones are only counted, never parsed: each
- * reminder costs a chrono parse, and a message's work must not grow with what is not planned.
+ * The calls of the first MAX_OFFLINE_CALLS commands of the turn's messages, in order. The cap is
+ * per turn, so messages merged into one turn plan no more than one message could. A message with
+ * a piece within the cap that is not a command is left out whole, as a single message always was
+ * (its commands may build on each other), and the turn's other messages still run. Pieces past
+ * the cap are only counted, never parsed: each reminder costs a chrono parse, and a turn's work
+ * must not grow with what is not planned.
  */
-function parseCommands(message: string, now: Date, timezone: string): { planned: PlannedCall[]; total: number } | null {
-  const pieces = splitCommands(message);
+function parseCommands(messages: string[], now: Date, timezone: string): Plan {
+  const plan: Plan = { planned: [], total: 0, notUnderstood: 0 };
+  for (const message of messages) {
+    const pieces = splitCommands(message);
+    const calls = pieces.length > 0 ? parseFirst(pieces, MAX_OFFLINE_CALLS - plan.planned.length, now, timezone) : null;
+    if (!calls) {
+      plan.notUnderstood += 1;
+      continue;
+    }
+    plan.planned.push(...calls);
+    plan.total += pieces.length;
+  }
+  return plan;
+}
+
+/** The calls of the first `room` pieces of a message, or null when one of those is not a command. */
+function parseFirst(pieces: FoldedText[], room: number, now: Date, timezone: string): PlannedCall[] | null {
   const planned: PlannedCall[] = [];
-  for (const piece of pieces.slice(0, MAX_OFFLINE_CALLS)) {
+  for (const piece of pieces.slice(0, room)) {
     const call = parseCommand(piece, { now, timezone });
     if (!call) return null;
     planned.push(call);
   }
-  return planned.length > 0 ? { planned, total: pieces.length } : null;
+  return planned;
+}
+
+/**
+ * The texts of the user messages the turn answers, oldest first: the newest `count` (several when
+ * messages were merged into the turn, docs/agent.md#busy-sessions) of those after the last
+ * assistant or tool message. An earlier turn's message that got no answer (it was cancelled) is
+ * not acted on again. The turn's context, a system message right before the newest, is skipped.
+ */
+function turnMessages(messages: ChatMessage[], count: number): string[] {
+  const answered = messages.findLastIndex((m) => m.role === 'assistant' || m.role === 'tool');
+  return messages
+    .slice(answered + 1)
+    .flatMap((m) => (m.role === 'user' ? [m.content] : []))
+    .slice(-count);
 }
 
 function describeResult(content: string): string {
@@ -86,9 +128,9 @@ export class OfflinePlanner implements ChatModel {
     if (last?.role === 'tool') return this.answer(request, summarise(request.messages));
     if (last?.role !== 'user') return this.answer(request, OFFLINE_HELP);
 
-    const parsed = parseCommands(last.content, this.now(), request.timezone ?? DEFAULT_ZONE);
-    if (!parsed) return this.answer(request, OFFLINE_HELP);
-    const { planned, total } = parsed;
+    const messages = turnMessages(request.messages, request.turnMessages ?? 1);
+    const { planned, total, notUnderstood } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
+    if (planned.length === 0) return this.answer(request, OFFLINE_HELP);
     const offered = new Set(request.tools.map((t) => t.name));
     const missing = [...new Set(planned.map((p) => p.tool).filter((tool) => !offered.has(tool)))];
     if (missing.length > 0) {
@@ -101,9 +143,17 @@ export class OfflinePlanner implements ChatModel {
       name: p.tool,
       arguments: JSON.stringify(Object.fromEntries(Object.entries(p.args).filter(([, value]) => value !== undefined))),
     }));
-    if (total === planned.length) return { content: '', toolCalls };
+    const notes = [
+      ...(total > planned.length
+        ? [
+            `Only the first ${MAX_OFFLINE_CALLS} of your ${total} commands were planned (at most ${MAX_OFFLINE_CALLS} at a time); send the others again.`,
+          ]
+        : []),
+      ...(notUnderstood > 0 ? [`Left out, not understood: ${notUnderstood} of your ${messages.length} messages.\n\n${OFFLINE_HELP}`] : []),
+    ];
+    if (notes.length === 0) return { content: '', toolCalls };
     // Said now, like a model's words before its tool calls, and repeated in the final summary.
-    const note = `Only the first ${MAX_OFFLINE_CALLS} of your ${total} commands were planned (at most ${MAX_OFFLINE_CALLS} per message); send the others again.`;
+    const note = notes.join('\n\n');
     await this.answer(request, note);
     return { content: note, toolCalls };
   }

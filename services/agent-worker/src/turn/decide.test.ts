@@ -8,6 +8,7 @@ const turn = (overrides: Partial<TurnRow> = {}): TurnRow => ({
   session_key: 'agent:main:main',
   status: 'running',
   input: 'hi',
+  input_count: 1,
   iterations: 1,
   max_iterations: 15,
   autonomous: false,

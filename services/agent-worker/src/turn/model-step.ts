@@ -88,6 +88,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       model: allowedModel(deps, turn.model),
       messages: await deps.photos.attach(turn, messages),
       timezone: user.timeZone,
+      turnMessages: turn.input_count,
       tools: last ? [] : toolsForModel(mcpTools),
       onToken: boundedTokens(async (delta) => {
         tokens.push(delta);
