@@ -25,6 +25,7 @@ beforeAll(async () => {
     'folder:': (body) =>
       afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body).slice(8) } }] },
     hi: () => ({ content: 'Hello!' }),
+    'slow:': () => ({ content: 'Thought it over.', delayMs: 1_500 }),
   });
 });
 
@@ -105,6 +106,20 @@ describe('with a running system', () => {
     const rows = await db.query('SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1', [user.userId]);
     expect(rows.rows[0].n).toBe(1);
     system.spawn('tool-worker');
+  });
+
+  it('lets a model call finish when its agent worker gets SIGTERM, and never calls the model again for it', async () => {
+    const user = await autonomous(api, system);
+    const asked = () => model.requests.filter((request) => userText(request.body) === 'slow: a hard one').length;
+    const { turn_id: turnId } = await user.send('slow: a hard one');
+    // The call is parked (it takes longer than a job keeps its slot) when the worker is told to stop.
+    await waitFor(() => asked() === 1, 'the model asked');
+    expect(await system.signal('agent-worker', 'SIGTERM')).toBe(0);
+    system.spawn('agent-worker');
+    const events = await user.events(turnId);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(events.find((event) => event.event === 'message')?.data.content).toBe('Thought it over.');
+    expect(asked()).toBe(1);
   });
 
   it('answers 429 with Retry-After past the message limit, without affecting other users', async () => {

@@ -20,8 +20,19 @@ describe('parseConfig', () => {
       TELEGRAM_API_BASE_URL: 'https://api.telegram.org',
       WHATSAPP_API_BASE_URL: 'https://graph.facebook.com/v21.0',
       DEFAULT_TIMEZONE: 'UTC',
+      JOB_LOCK_MS: 10_000,
+      SSE_HEARTBEAT_MS: 10_000,
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it('takes the long waits and short timeouts an operator may want', () => {
+    const year = String(365 * 86_400);
+    expect(parseConfig({ SESSION_IDLE_SECONDS: year, APPROVAL_TTL_SECONDS: year, TOOL_TIMEOUT_MS: '50' })).toMatchObject({
+      SESSION_IDLE_SECONDS: 365 * 86_400,
+      APPROVAL_TTL_SECONDS: 365 * 86_400,
+      TOOL_TIMEOUT_MS: 50,
+    });
   });
 
   it.each([

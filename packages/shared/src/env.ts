@@ -51,9 +51,9 @@ export const configSchema = z
       return models.length > 0 ? models : undefined;
     }),
     MODEL_TIMEOUT_MS: int(120_000, 1_000, 600_000),
-    TOOL_TIMEOUT_MS: int(10_000, 100, 600_000),
-    APPROVAL_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
-    SESSION_IDLE_SECONDS: int(3_600, 1, 30 * 86_400),
+    TOOL_TIMEOUT_MS: int(10_000, 1, 600_000),
+    APPROVAL_TTL_SECONDS: int(86_400, 1, 10 * 365 * 86_400),
+    SESSION_IDLE_SECONDS: int(3_600, 1, 10 * 365 * 86_400),
     EVENT_RETENTION_SECONDS: int(86_400, 60, 30 * 86_400),
     WORKER_CONCURRENCY: int(16, 1, 1_000),
     /**
@@ -68,8 +68,12 @@ export const configSchema = z
      * holding no job slot. A bound on memory: each call in flight holds its request and response.
      */
     MODEL_CONCURRENCY: int(256, 1, 100_000),
-    /** How long a worker's lock on a job lasts without renewal: a killed worker's job is picked up after about this long. */
-    JOB_LOCK_MS: int(30_000, 1_000, 600_000),
+    /**
+     * How long a worker's lock on a job lasts without renewal (renewed every half of it): a killed
+     * worker's job is picked up within about twice this long. 10 s by default, so a turn cut by a
+     * crash goes on well within a client's patience; renewing costs one short script per job slot.
+     */
+    JOB_LOCK_MS: int(10_000, 1_000, 600_000),
     /** How often the outbox sweeper looks for events and jobs a dead process left unpublished. */
     OUTBOX_SWEEP_MS: int(5_000, 100, 600_000),
     HISTORY_TOKEN_BUDGET: int(12_000, 500, 1_000_000),

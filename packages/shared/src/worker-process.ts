@@ -38,7 +38,10 @@ export function runWorkerProcess(
   service: string,
   setup: (runtime: Runtime) => { [Q in QueueName]?: JobProcessor<Q> },
   details: Record<string, unknown> = {},
-  /** Closes what the process holds besides queues and connections (the tool worker's MCP servers). */
+  /**
+   * After the jobs in progress: closes or waits for what the process holds besides queues and
+   * connections (the tool worker's MCP servers, the agent worker's parked model calls).
+   */
   onStop: () => Promise<void> = async () => undefined,
 ): Runtime {
   const runtime = createRuntime(service);

@@ -1,3 +1,4 @@
+import { parseConfig } from '@assistant/shared';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Api, type StreamEvent } from '../api';
@@ -120,8 +121,8 @@ export async function runProfile(
       OPENAI_BASE_URL: model.url,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MESSAGES_PER_MINUTE: '0',
-      // The product's defaults, not the test harness's short lease.
-      JOB_LOCK_MS: '30000',
+      // The product's default lease, not the test harness's short one.
+      JOB_LOCK_MS: String(parseConfig({}).JOB_LOCK_MS),
       ...options.env,
     },
     // e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process.

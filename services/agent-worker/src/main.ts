@@ -5,14 +5,15 @@ import { createDigestHandler } from './digest/digest.worker';
 import { createErasureHandler, startErasureSweeper } from './erasure/erasure.worker';
 import { createChatModel } from './llm';
 import { createReminderProcessor } from './reminders/reminder.worker';
-import { createTurnProcessor } from './turn/turn.worker';
+import { createTurnProcessor, type TurnProcessor } from './turn/turn.worker';
 
 const model = createChatModel(loadConfigOrExit());
+let turns: TurnProcessor | undefined;
 
 const runtime = runWorkerProcess(
   'agent-worker',
   (runtime) => ({
-    'agent-turns': createTurnProcessor(runtime, model),
+    'agent-turns': (turns = createTurnProcessor(runtime, model)),
     reminders: createReminderProcessor(runtime),
     // Digests and, as background work on one user's data, erasures.
     'session-digests': jobProcessor('session-digests', {
@@ -21,6 +22,8 @@ const runtime = runWorkerProcess(
     }),
   }),
   { model: model.name },
+  // Model calls that left their job slot are let finish too: their jobs then carry on elsewhere.
+  async () => turns?.parking.settled(),
 );
 startOutboxSweeper(runtime, runtime.config.OUTBOX_SWEEP_MS);
 startErasureSweeper(runtime);

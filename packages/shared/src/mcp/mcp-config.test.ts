@@ -54,5 +54,6 @@ describe('MCP_SERVERS', () => {
     expect(lines.some((line) => line.startsWith('MCP_SERVERS.5') && line.includes('"__"'))).toBe(true);
     expect(lines.some((line) => line.startsWith('MCP_SERVERS.6') && line.includes('starting with a letter'))).toBe(true);
     expect(problems(JSON.stringify([{ name: 'typed', type: 'http', command: 'x' }]))).toHaveLength(1);
+    expect(problems('[{"name":"x"}]')).toEqual([expect.stringMatching(/^MCP_SERVERS\.0: must be \{"name","command"/)]);
   });
 });

@@ -34,7 +34,9 @@ export const httpServerSchema = z.strictObject({
   headers: stringMap.optional(),
 });
 
-export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
+export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema], {
+  error: 'must be {"name","command","args"?,"env"?} (stdio) or {"name","url","headers"?} (Streamable HTTP), with no other keys but "type"',
+});
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 export type McpStdioServerConfig = z.infer<typeof stdioServerSchema>;
 

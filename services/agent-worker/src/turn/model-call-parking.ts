@@ -30,6 +30,8 @@ export const BUSY_INLINE_WAIT_MS = 5;
 export class ModelCallParking {
   /** Errors of parked calls, thrown by their job's next run so retries and backoff stay the queue's. */
   private readonly failures = new Map<string, unknown>();
+  /** The parked calls still running, each until its job is promoted or removed. */
+  private readonly parked = new Set<Promise<void>>();
 
   constructor(
     private readonly leaseMs: number,
@@ -61,6 +63,15 @@ export class ModelCallParking {
     throw new DelayedError();
   }
 
+  /**
+   * Settles once every call parked so far has: a worker that stops lets them finish (within its
+   * shutdown deadline) and hands their jobs on, rather than leaving them to fall due after a
+   * lease and call the model a second time.
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.parked);
+  }
+
   /** The error of this job's parked call, if it failed; taken once. */
   takeFailure(jobId: string | undefined): unknown {
     if (!jobId || !this.failures.has(jobId)) return undefined;
@@ -83,7 +94,7 @@ export class ModelCallParking {
       },
       Math.max(500, Math.floor(this.leaseMs / 3)),
     );
-    call
+    const settling = call
       .catch((error: unknown) => {
         this.failures.set(id, error);
         // Another worker may take the job's next run (and call the model again): forget it then.
@@ -98,6 +109,8 @@ export class ModelCallParking {
       .catch((error: unknown) => {
         // Already running again (it fell due): that run reads the stored outcome itself.
         this.logger.debug({ err: error, jobId: id }, 'parked job not promoted');
-      });
+      })
+      .finally(() => this.parked.delete(settling));
+    this.parked.add(settling);
   }
 }

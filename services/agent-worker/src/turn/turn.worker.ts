@@ -29,8 +29,11 @@ import { TurnPhotos } from './turn-photo';
 /** More decisions than any turn needs in one job; a bug must not spin forever. */
 const MAX_DECISIONS_PER_JOB = 200;
 
+/** The agent-turns processor, with the model calls its jobs parked (to let them finish on shutdown). */
+export type TurnProcessor = JobProcessor<'agent-turns'> & { readonly parking: ModelCallParking };
+
 /** The agent-turns processor: lane starts, turn steps and approval expiry. */
-export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProcessor<'agent-turns'> {
+export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnProcessor {
   const { db, outbox, logger, config } = runtime;
   const machine: TurnMachine = {
     db,
@@ -135,7 +138,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): JobProc
       running -= 1;
     }
   };
-  return Object.assign(counted, { queue: processor.queue });
+  return Object.assign(counted, { queue: processor.queue, parking });
 
   /**
    * A failing step is retried with backoff (the queue's attempts); when the error cannot be
