@@ -15,7 +15,11 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
+# `node scripts/dist/start.js` (what `npm start` runs once built) keeps its generated admin token here.
+RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
-# Migrates once, then runs one service; `npm start` in a container runs all three.
+# One service per container (docker-compose.yml migrates first). All three in one container:
+# `node scripts/dist/start.js`, which migrates and supervises them as `npm start` does (the image
+# is built already and keeps no compiler, so not `npm start` itself).
 CMD ["node", "services/gateway/dist/main.js"]
