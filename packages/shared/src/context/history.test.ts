@@ -88,6 +88,6 @@ describe('summarizeMessages', () => {
     expect(summary.length).toBeLessThanOrEqual(2_000);
     expect(summary).toContain('User: line 0 ');
     expect(summary).toContain('Assistant: line 299 ');
-    expect(summary).toMatch(/\[… \d+ lines in between omitted …\]/);
+    expect(summary).toMatch(/\[\.\.\. \d+ lines in between omitted \.\.\.\]/);
   });
 });

@@ -118,7 +118,7 @@ export function summarizeMessages(older: StoredMessage[], maxChars: number): str
   const head = takeWithin(lines, Math.floor(room / 4));
   const tail = takeWithin([...lines].reverse(), room - head.size).lines.reverse();
   const omitted = lines.length - head.lines.length - tail.length;
-  return [header, ...head.lines, `[… ${omitted} lines in between omitted …]`, ...tail].join('\n');
+  return [header, ...head.lines, `[... ${omitted} lines in between omitted ...]`, ...tail].join('\n');
 }
 
 function takeWithin(lines: string[], maxChars: number): { lines: string[]; size: number } {
@@ -134,5 +134,5 @@ function takeWithin(lines: string[], maxChars: number): { lines: string[]; size:
 
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 }

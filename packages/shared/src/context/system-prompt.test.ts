@@ -1,5 +1,5 @@
 import { sessionKind, type SessionKind } from '../session-keys';
-import { toolSummary } from '../tools';
+import { modelTools, toolSummary } from '../tools';
 import { DEFAULT_PROFILE, type Profile } from './profile-defaults';
 import { buildSystemPrompt, PROMPT_CAP, SECTION_CAP, type PromptInput } from './system-prompt';
 
@@ -87,6 +87,14 @@ describe('buildSystemPrompt: which sections each kind of session gets (docs/memo
     const prompt = buildSystemPrompt(input('main'));
     expect(section(prompt, 'Tools')).toBe(`TOOLS text\n\n${toolSummary()}`);
     expect(section(prompt, 'Tools')).toContain('- rename_document: Rename an existing document');
+  });
+
+  it("writes its own text, the tools offered and a new user's profile in one-byte characters", () => {
+    // V8 keeps a string with any character past U+00FF at two bytes a character: one "…" in the
+    // tools or the prompt doubles every model request in memory (13 MiB more at the crowd's peak).
+    const twoByte = /[\u0100-\uffff]/;
+    expect(buildSystemPrompt(input('main', { profile: DEFAULT_PROFILE }))).not.toMatch(twoByte);
+    expect(JSON.stringify(modelTools)).not.toMatch(twoByte);
   });
 
   it('never lets a UUID through', () => {

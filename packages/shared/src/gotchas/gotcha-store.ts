@@ -59,5 +59,5 @@ export function pitfallLine(gotcha: Pitfall, maxChars = 400): string {
     gotcha.source === 'auto_detected'
       ? `${gotcha.tool_name} failed ${gotcha.occurrences} times this way: ${what} Check the arguments before calling it again.`
       : `${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${what}`;
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+  return text.length > maxChars ? `${text.slice(0, maxChars - 3)}...` : text;
 }

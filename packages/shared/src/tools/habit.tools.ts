@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
 // The user's own words, stored and shown as they are: nothing schedules by it (reminders have `repeat`).
-const frequency = displayName(100, 'How often, in a few words: daily, weekdays, weekly, "3 times a week"…');
+const frequency = displayName(100, 'How often, in a few words: daily, weekdays, weekly, "3 times a week" and the like.');
 const description = z.string().trim().max(2_000, 'must be at most 2000 characters').describe('A short note about the habit.');
 
 export const habitTools = {

@@ -26,7 +26,7 @@ function line(message: DigestMessage): string {
         ? `Tool result: ${toolOutcome(message.content)}`
         : [message.content && `Assistant: ${message.content}`, calls && `Assistant called: ${calls}`].filter(Boolean).join('\n');
   const flat = stripUuids(text.trim());
-  return flat.length > TRANSCRIPT_LIMITS.lineChars ? `${flat.slice(0, TRANSCRIPT_LIMITS.lineChars - 1)}…` : flat;
+  return flat.length > TRANSCRIPT_LIMITS.lineChars ? `${flat.slice(0, TRANSCRIPT_LIMITS.lineChars - 3)}...` : flat;
 }
 
 /** Tool results are JSON for the model; their message (or error) is what a digest needs. */
