@@ -89,14 +89,19 @@ const identityUser = async (chat: number) =>
     ])
   ).rows[0]?.user_id;
 
+/** A chat's user, answered once, then with this window of the message rate used up for `windowMs`. */
+async function overTheLimit(chat: number, windowMs: number): Promise<void> {
+  await sendTelegram(chat, 'hello');
+  await waitFor(() => telegram.received(chat).length === 1, 'the first answer');
+  const userId = (await identityUser(chat)) as string;
+  await redis.set(`${system.prefix}:ratelimit:messages:${userId}`, String(RATE), 'PX', windowMs);
+}
+
 describe('the message rate', () => {
   it('stores a chat message over the limit and merges it into a turn that starts when the limit allows', async () => {
     const chat = newChat();
-    await sendTelegram(chat, 'hello');
-    await waitFor(() => telegram.received(chat).length === 1, 'the first answer');
-    const userId = (await identityUser(chat)) as string;
     // The user has used up this window, which ends in 2 s.
-    await redis.set(`${system.prefix}:ratelimit:messages:${userId}`, String(RATE), 'PX', 2_000);
+    await overTheLimit(chat, 2_000);
 
     const updates = [await sendTelegram(chat, 'over one'), await sendTelegram(chat, 'over two'), await sendTelegram(chat, 'over three')];
     const turns = await db.query<{ id: string; start_after: Date | null }>(
@@ -117,10 +122,7 @@ describe('the message rate', () => {
 
   it('counts photos and voice transcripts too: over the limit, their turns wait for the window', async () => {
     const chat = newChat();
-    await sendTelegram(chat, 'hello');
-    await waitFor(() => telegram.received(chat).length === 1, 'the first answer');
-    const userId = (await identityUser(chat)) as string;
-    await redis.set(`${system.prefix}:ratelimit:messages:${userId}`, String(RATE), 'PX', 3_000);
+    await overTheLimit(chat, 3_000);
     const turnOf = async (update: number) =>
       (
         await db.query<{ start_after: Date | null; started_early: boolean | null }>(
