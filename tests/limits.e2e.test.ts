@@ -200,6 +200,42 @@ describe('a turn waiting for an approval', () => {
     expect((await user.events(third)).at(-1)?.data).toMatchObject({ status: 'completed' });
     expect((await user.post(`/v1/turns/${first}/cancel`)).status).toBe(202);
   });
+
+  it('approved while the user has no free slot, waits queued and goes on once one frees', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Patient Pat' });
+    const parkedSession = 'agent:main:api:direct:r0';
+    const first = (await user.send('hold resume 0', parkedSession)).turn_id;
+    await waitFor(() => held.isHeld('hold resume 0'), 'the first model call');
+    held.release('hold resume 0', { toolCalls: [{ name: 'create_folder', arguments: { name: 'Resumed' } }] });
+    const waiting = await user.events(first, { until: (e) => e.event === 'tool_approval_request' });
+    const approvalId = String(waiting.at(-1)?.data.approval_id);
+    // Both of the user's slots taken by turns of other sessions.
+    await user.send('hold resume 1', 'agent:main:api:direct:r1');
+    await user.send('hold resume 2', 'agent:main:api:direct:r2');
+    await waitFor(() => held.isHeld('hold resume 1') && held.isHeld('hold resume 2'), 'two model calls');
+
+    expect((await user.post(`/v1/approvals/${approvalId}`, { decision: 'approve' })).status).toBe(200);
+    expect((await user.get(`/v1/turns/${first}`)).body.status).toBe('queued');
+    // A message merged meanwhile does not join the approved turn, which read its messages long ago.
+    const merged = await user.post('/v1/messages', { text: 'hold resume 3', session_key: parkedSession, if_busy: 'merge' });
+    expect(merged.body.turn_id).not.toBe(first);
+
+    held.release('hold resume 1');
+    // The freed slot goes to the approved turn: its tool runs and it calls the model again.
+    await waitFor(() => held.isHeld('hold resume 0'), 'the approved turn going on');
+    expect((await user.get(`/v1/turns/${first}`)).body.status).toBe('running');
+    held.release('hold resume 0');
+    held.release('hold resume 2');
+    const events = await user.events(first);
+    expect(events.filter((e) => e.event === 'turn_started')).toHaveLength(1);
+    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['tool_approved', 'tool_complete']));
+    expect(events.at(-1)?.data).toMatchObject({ status: 'completed' });
+    await waitFor(() => held.isHeld('hold resume 3'), 'the merged message as a turn of its own');
+    held.release('hold resume 3');
+    expect((await user.events(merged.body.turn_id as string)).at(-1)?.data).toMatchObject({ status: 'completed' });
+    const messages = (await user.get(`/v1/sessions/${parkedSession}/messages`)).body as { role: string; content: string }[];
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hold resume 0', 'hold resume 3']);
+  });
 });
 
 describe('relevant documents', () => {

@@ -32,6 +32,7 @@ export * from './turns/dispatch';
 export * from './turns/approvals';
 export * from './turns/continue-and-cancel';
 export * from './turns/expiry';
+export * from './turns/resuming';
 export * from './turns/finishing';
 export * from './context/profile-defaults';
 export * from './context/system-prompt';

@@ -5,7 +5,8 @@ import { stripUuids } from '../text';
 import { fail } from '../tools/tool-result';
 import { expireLocked } from './expiry';
 import { outboxEvent, outboxJob, type OutboxEntry } from './outbox';
-import { bumpVersion, lockTurn, park, recordToolMessage, type ControlOutcome, type TurnMachine } from './turn-machine';
+import { lockTurnAndLane, resume } from './resuming';
+import { park, recordToolMessage, type ControlOutcome, type TurnMachine } from './turn-machine';
 import type { TurnState } from './turn-state';
 import { isFinal } from './turn-status';
 
@@ -48,20 +49,27 @@ export interface ApprovalDecision {
   decision: 'approve' | 'reject';
 }
 
-/** The user approves or rejects one task; an expired approval is expired instead. */
-export async function decideApproval(db: Db, input: ApprovalDecision): Promise<{ outcome: ControlOutcome; turnId?: string }> {
+/**
+ * The user approves or rejects one task; an expired approval is expired instead. Either way the
+ * turn goes on (resume), within the user's MAX_ACTIVE_TURNS_PER_USER.
+ */
+export async function decideApproval(
+  db: Db,
+  input: ApprovalDecision,
+  maxActiveTurnsPerUser: number,
+): Promise<{ outcome: ControlOutcome; turnId?: string }> {
   return withTransaction(db, async (client) => {
-    const found = await client.query<{ turn_id: string; task_id: string; status: string; expired: boolean }>(
-      `SELECT turn_id, task_id, status, expires_at <= NOW() AS expired FROM approvals WHERE id = $1 AND user_id = $2`,
+    const found = await client.query<{ turn_id: string; task_id: string; expired: boolean }>(
+      `SELECT turn_id, task_id, expires_at <= NOW() AS expired FROM approvals WHERE id = $1 AND user_id = $2`,
       [input.approvalId, input.userId],
     );
     const approval = found.rows[0];
     if (!approval) return { outcome: 'not_found' };
-    const turn = await lockTurn(client, approval.turn_id);
+    const turn = await lockTurnAndLane(client, approval.turn_id);
     const current = await client.query<{ status: string }>('SELECT status FROM approvals WHERE id = $1', [input.approvalId]);
     if (!turn || current.rows[0]?.status !== 'pending' || isFinal(turn.status)) return { outcome: 'conflict' };
     if (approval.expired) {
-      await expireLocked(client, turn, input.approvalId);
+      await expireLocked(client, turn, input.approvalId, maxActiveTurnsPerUser);
       return { outcome: 'conflict', turnId: turn.id };
     }
 
@@ -88,8 +96,7 @@ export async function decideApproval(db: Db, input: ApprovalDecision): Promise<{
       );
       entries.push(outboxEvent({ type: 'task_update', task_id: ref, status: 'skipped' }));
     }
-    entries.push(outboxJob('agent-turns', 'advance', { turnId: turn.id }));
-    await bumpVersion(client, turn.id, entries, turn.status === 'awaiting_approval' ? 'running' : undefined);
+    await resume(client, turn, entries, maxActiveTurnsPerUser);
     return { outcome: 'ok', turnId: turn.id };
   });
 }

@@ -1,8 +1,9 @@
 import type { Db, DbClient } from '../db';
 import { withTransaction } from '../db';
-import { outboxEvent, outboxJob } from './outbox';
+import { outboxEvent } from './outbox';
 import { finish, skipOpenTasks } from './finishing';
-import { bumpVersion, lockTurn, park, type ControlOutcome, type TurnMachine } from './turn-machine';
+import { lockTurnAndLane, resume } from './resuming';
+import { lockTurn, park, type ControlOutcome, type TurnMachine } from './turn-machine';
 import type { TaskRow, TurnState } from './turn-state';
 import { isFinal, NOT_FINISHED_SQL } from './turn-status';
 
@@ -17,15 +18,22 @@ export async function askUser(m: TurnMachine, state: TurnState, remaining: TaskR
   return park(m, state, [question], 'awaiting_user');
 }
 
-/** Answers `ask_user_continue`: go on with the remaining tasks, or skip them and end the turn. */
-export async function answerContinue(db: Db, input: { userId: string; turnId: string; proceed: boolean }): Promise<ControlOutcome> {
+/**
+ * Answers `ask_user_continue`: go on with the remaining tasks (resume, within the user's
+ * MAX_ACTIVE_TURNS_PER_USER), or skip them and end the turn.
+ */
+export async function answerContinue(
+  db: Db,
+  input: { userId: string; turnId: string; proceed: boolean },
+  maxActiveTurnsPerUser: number,
+): Promise<ControlOutcome> {
   return withTransaction(db, async (client) => {
-    const turn = await lockTurn(client, input.turnId, input.userId);
+    const turn = await lockTurnAndLane(client, input.turnId, input.userId);
     if (!turn) return 'not_found';
     if (turn.status !== 'awaiting_user') return 'conflict';
     await client.query(`UPDATE tasks SET asked = true WHERE turn_id = $1 AND failure = 'error'`, [turn.id]);
     if (input.proceed) {
-      await bumpVersion(client, turn.id, [outboxJob('agent-turns', 'advance', { turnId: turn.id })], 'running');
+      await resume(client, turn, [], maxActiveTurnsPerUser);
       return 'ok';
     }
     const skipped = await skipOpenTasks(client, turn, 'The user chose to stop; this was not done.');

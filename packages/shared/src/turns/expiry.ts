@@ -1,12 +1,16 @@
 import type { Db, DbClient } from '../db';
 import { withTransaction } from '../db';
 import { fail } from '../tools/tool-result';
-import { outboxEvent, outboxJob } from './outbox';
-import { bumpVersion, lockTurn, recordToolMessage, type LockedTurn } from './turn-machine';
+import { outboxEvent } from './outbox';
+import { lockTurnAndLane, resume } from './resuming';
+import { recordToolMessage, type LockedTurn } from './turn-machine';
 import { isFinal } from './turn-status';
 
-/** Skips the task of an approval nobody answered in time; the turn goes on without it. */
-export async function expireLocked(client: DbClient, turn: LockedTurn, approvalId: string): Promise<void> {
+/**
+ * Skips the task of an approval nobody answered in time; the turn goes on without it (resume).
+ * The caller holds the turn and its lane's locks (lockTurnAndLane).
+ */
+export async function expireLocked(client: DbClient, turn: LockedTurn, approvalId: string, maxActiveTurnsPerUser: number): Promise<void> {
   await client.query(`UPDATE approvals SET status = 'expired', decided_at = NOW() WHERE id = $1`, [approvalId]);
   const task = await client.query<{ ref: string; call_id: string }>(
     `UPDATE tasks SET status = 'skipped', finished_at = NOW()
@@ -21,16 +25,11 @@ export async function expireLocked(client: DbClient, turn: LockedTurn, approvalI
     row.call_id,
     JSON.stringify(fail('Nobody approved this action in time; it was not done.', 'Tell the user it expired.')),
   );
-  await bumpVersion(
-    client,
-    turn.id,
-    [outboxEvent({ type: 'task_update', task_id: row.ref, status: 'skipped' }), outboxJob('agent-turns', 'advance', { turnId: turn.id })],
-    turn.status === 'awaiting_approval' ? 'running' : undefined,
-  );
+  await resume(client, turn, [outboxEvent({ type: 'task_update', task_id: row.ref, status: 'skipped' })], maxActiveTurnsPerUser);
 }
 
 /** Expires an approval whose TTL has passed (its delayed job); a decided one is left alone. */
-export async function expireApproval(db: Db, approvalId: string): Promise<string | undefined> {
+export async function expireApproval(db: Db, approvalId: string, maxActiveTurnsPerUser: number): Promise<string | undefined> {
   return withTransaction(db, async (client) => {
     const found = await client.query<{ turn_id: string }>(
       `SELECT turn_id FROM approvals WHERE id = $1 AND status = 'pending' AND expires_at <= NOW()`,
@@ -38,9 +37,9 @@ export async function expireApproval(db: Db, approvalId: string): Promise<string
     );
     const turnId = found.rows[0]?.turn_id;
     if (!turnId) return undefined;
-    const turn = await lockTurn(client, turnId);
+    const turn = await lockTurnAndLane(client, turnId);
     if (!turn || isFinal(turn.status)) return undefined;
-    await expireLocked(client, turn, approvalId);
+    await expireLocked(client, turn, approvalId, maxActiveTurnsPerUser);
     return turn.id;
   });
 }

@@ -12,11 +12,14 @@ export interface QueuedTurn {
   /** False while the turn waits for the user's message rate to allow it (a delayed lane job comes back then). */
   due: boolean;
   origin: ChannelAddress | null;
+  /** A turn that ran, was parked and, answered, waits for a free slot to go on (resuming.ts). */
+  resumed: boolean;
 }
 
 export async function headOfLane(client: DbClient, sessionId: string): Promise<QueuedTurn | undefined> {
   const next = await client.query<QueuedTurn>(
-    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due, origin
+    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due, origin,
+       started_at IS NOT NULL AS resumed
      FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
     [sessionId],
   );

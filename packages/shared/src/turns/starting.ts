@@ -7,7 +7,7 @@ import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
 import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree, lockSlotIfLaneFree, runningTurns } from './lane-admission';
 import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
-import type { TurnMachine } from './turn-machine';
+import { bumpVersion, type TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
 
 export interface NewTurn {
@@ -94,7 +94,8 @@ export async function createTurn(
 
 /**
  * Adds the message to the session's newest queued turn from the same place (the same chat, or
- * the API), if there is one: its answer goes where the turn's first message came from. A message
+ * the API), if there is one and it has not started yet (not a resumed turn waiting for a slot,
+ * which read its messages when it started): its answer goes where the turn's first message came from. A message
  * over the user's rate pushes the turn's start back until the limit allows, and a delayed lane
  * job comes back for it then.
  */
@@ -107,7 +108,7 @@ export async function mergeIntoQueued(
     `UPDATE turns SET merged_inputs = array_append(merged_inputs, $2),
        start_after = GREATEST(start_after, NOW() + make_interval(secs => $3::float8 / 1000))
      WHERE id = (SELECT id FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq DESC LIMIT 1)
-       AND status = 'queued' AND origin IS NOT DISTINCT FROM $4::jsonb
+       AND status = 'queued' AND started_at IS NULL AND origin IS NOT DISTINCT FROM $4::jsonb
      RETURNING id`,
     [sessionId, message.text, message.startAfterMs ?? null, message.origin ? JSON.stringify(message.origin) : null],
   );
@@ -134,7 +135,8 @@ export function wakeJob(sessionId: string, turnId: string, delayMs: number): Out
 
 /**
  * Starts the session's oldest queued turn (a `lane` job), unless one of its turns is already
- * active, it is not due yet, or its user has no free slot (MAX_ACTIVE_TURNS_PER_USER).
+ * active, it is not due yet, or its user has no free slot (MAX_ACTIVE_TURNS_PER_USER). A resumed
+ * turn (resuming.ts) takes up where it was parked: it only runs again and takes its next step.
  */
 export async function activateNext(m: TurnMachine, sessionId: string): Promise<string | undefined> {
   const started = await withTransaction(m.db, async (client) => {
@@ -147,6 +149,11 @@ export async function activateNext(m: TurnMachine, sessionId: string): Promise<s
     if (active.rowCount !== 0) return undefined;
     const turn = await headOfLane(client, sessionId);
     if (!turn?.due || !(await hasFreeSlot(client, turn.user_id, m.maxActiveTurnsPerUser))) return undefined;
+    if (turn.resumed) {
+      const entries = [outboxJob('agent-turns', 'advance', { turnId: turn.id })];
+      await bumpVersion(client, turn.id, entries, 'running');
+      return { turn, entries };
+    }
     const entries = startEntries(sessionId, turn.id, turn.session_key, m);
     // The preferences in force when the turn starts apply to the whole turn.
     await client.query(

@@ -15,6 +15,7 @@ import type { TurnState } from './turn-state';
  * - dispatch.ts: a task goes to the tool worker
  * - approvals.ts: waiting for and deciding approvals
  * - continue-and-cancel.ts: asking whether to go on after a failure, the answer, cancelling
+ * - resuming.ts: a parked turn the user answered runs again, once its user has a free slot
  * - expiry.ts: an approval nobody answered in time
  * - finishing.ts: how every turn ends, and giving up on one
  */
@@ -32,13 +33,15 @@ export type ControlOutcome = 'ok' | 'not_found' | 'conflict';
 export interface LockedTurn {
   id: string;
   session_id: string;
+  user_id: string;
   status: string;
+  version: number;
 }
 
 /** Locks the turn row for a transition from outside the agent loop (a user's decision, expiry, giving up). */
 export async function lockTurn(client: DbClient, turnId: string, userId?: string): Promise<LockedTurn | undefined> {
   const found = await client.query<LockedTurn>(
-    `SELECT id, session_id, status FROM turns WHERE id = $1 ${userId ? 'AND user_id = $2' : ''} FOR UPDATE`,
+    `SELECT id, session_id, user_id, status, version FROM turns WHERE id = $1 ${userId ? 'AND user_id = $2' : ''} FOR UPDATE`,
     userId ? [turnId, userId] : [turnId],
   );
   return found.rows[0];

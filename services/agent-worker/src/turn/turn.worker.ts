@@ -126,7 +126,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
     advance: ({ turnId, published = [] }, job, token) =>
       advance(turnId, published, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
     'expire-approval': async ({ approvalId }) => {
-      const turnId = await expireApproval(db, approvalId);
+      const turnId = await expireApproval(db, approvalId, config.MAX_ACTIVE_TURNS_PER_USER);
       if (turnId) await outbox.flush(turnId);
     },
   });

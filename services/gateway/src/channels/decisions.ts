@@ -4,15 +4,19 @@ import type { ChannelDecision } from './buttons';
 /** Applies an answer from a chat exactly as the HTTP routes do, then publishes the turn's outbox. */
 export async function applyDecision(runtime: Runtime, userId: string, decision: ChannelDecision): Promise<ControlOutcome> {
   if (decision.kind === 'approval') {
-    const { outcome, turnId } = await decideApproval(runtime.db, {
-      userId,
-      approvalId: decision.approvalId,
-      decision: decision.approve ? 'approve' : 'reject',
-    });
+    const { outcome, turnId } = await decideApproval(
+      runtime.db,
+      { userId, approvalId: decision.approvalId, decision: decision.approve ? 'approve' : 'reject' },
+      runtime.config.MAX_ACTIVE_TURNS_PER_USER,
+    );
     if (turnId) await runtime.outbox.flush(turnId);
     return outcome;
   }
-  const outcome = await answerContinue(runtime.db, { userId, turnId: decision.turnId, proceed: decision.proceed });
+  const outcome = await answerContinue(
+    runtime.db,
+    { userId, turnId: decision.turnId, proceed: decision.proceed },
+    runtime.config.MAX_ACTIVE_TURNS_PER_USER,
+  );
   if (outcome === 'ok') await runtime.outbox.flush(decision.turnId);
   return outcome;
 }

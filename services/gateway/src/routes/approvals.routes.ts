@@ -58,7 +58,8 @@ export function approvalRoutes(runtime: Runtime): Router {
 
     decideApproval: async (req, res, { params, body }) => {
       const approvalId = params.id;
-      const { outcome, turnId } = await decideApproval(db, { userId: userOf(req), approvalId, decision: body.decision });
+      const decision = { userId: userOf(req), approvalId, decision: body.decision };
+      const { outcome, turnId } = await decideApproval(db, decision, runtime.config.MAX_ACTIVE_TURNS_PER_USER);
       if (turnId) await runtime.outbox.flush(turnId);
       if (outcome === 'not_found') throw notFound('approval');
       if (outcome === 'conflict') throw new HttpError(409, 'conflict', 'the approval was already decided or has expired');

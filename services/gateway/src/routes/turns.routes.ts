@@ -70,7 +70,8 @@ export function turnRoutes(runtime: Runtime): Router {
     },
 
     continueTurn: async (req, res, { params, body }) => {
-      const outcome = await answerContinue(db, { userId: userOf(req), turnId: params.id, proceed: body.continue });
+      const input = { userId: userOf(req), turnId: params.id, proceed: body.continue };
+      const outcome = await answerContinue(db, input, runtime.config.MAX_ACTIVE_TURNS_PER_USER);
       await answer(runtime, params.id, outcome, 'the turn is not waiting for an answer');
       res.status(202).json({ id: params.id, continue: body.continue });
     },
