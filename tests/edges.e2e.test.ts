@@ -5,7 +5,8 @@ import { TestSystem } from '../scripts/lib/system';
 
 /**
  * The edges of the API against careless and hostile clients (docs/api.md#errors, docs/events.md): input the system
- * will not store, open streams per user, rate limits on what a user creates, the model allowlist.
+ * will not store, open streams per user, rate limits on what a user creates, the model allowlist,
+ * a new user's empty main session.
  */
 const model = new FakeModel();
 const system = new TestSystem();
@@ -202,5 +203,15 @@ describe('approvals', () => {
     const approvalId = events.at(-1)?.data.approval_id;
     const listed = await user.get('/v1/approvals?status=pending');
     expect(listed.body).toEqual([expect.objectContaining({ approval_id: approvalId, id: approvalId })]);
+  });
+});
+
+describe('a new user', () => {
+  it('has an empty main session before the first message, and no other', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Newcomer' });
+    const main = await user.get('/v1/sessions/agent:main:main/messages');
+    expect(main.status).toBe(200);
+    expect(main.body).toEqual([]);
+    expect((await user.get('/v1/sessions/agent:main:api:direct:nobody/messages')).status).toBe(404);
   });
 });

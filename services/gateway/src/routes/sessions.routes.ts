@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { sessionKeySchema, type Runtime } from '@assistant/shared';
+import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { notFound } from '../http/errors';
@@ -52,14 +52,21 @@ export function sessionRoutes(runtime: Runtime): Router {
       res.json(found.rows);
     },
 
-    /** What the user and the assistant said, oldest first (tool traffic stays internal). */
+    /**
+     * What the user and the assistant said, oldest first (tool traffic stays internal). Every
+     * user has a main session: before their first message it is there, and empty.
+     */
     listMessages: async (req, res, { params }) => {
       const session = await db.query<{ id: string }>(
         'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
         [userOf(req), params.key],
       );
       const sessionId = session.rows[0]?.id;
-      if (!sessionId) throw notFound('session');
+      if (!sessionId) {
+        if (params.key !== MAIN_SESSION_KEY) throw notFound('session');
+        res.json([]);
+        return;
+      }
       const found = await db.query(
         `SELECT id, role, content, turn_id, created_at FROM messages
          WHERE session_id = $1 AND role IN ('user', 'assistant') AND content <> '' ORDER BY id`,
