@@ -17,7 +17,8 @@ beforeAll(async () => {
   // Every message plans one change, so in manual mode its turn waits for approval with its stream open.
   model.script = (body) =>
     afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body) } }] };
-  await system.start({ env: { OPENAI_BASE_URL: model.url, MODEL_ALLOWLIST: 'gpt-4o-mini, gpt-4o' } });
+  // A heartbeat a second: an erased user's open stream ends within one.
+  await system.start({ env: { OPENAI_BASE_URL: model.url, MODEL_ALLOWLIST: 'gpt-4o-mini, gpt-4o', SSE_HEARTBEAT_MS: '1000' } });
   api = new Api(system.url);
 });
 
@@ -68,6 +69,11 @@ describe('input the system will not store', () => {
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(res.body.error.message).toMatch(/nested deeper than 64/);
     }
+    // A charset other than UTF-8 is refused with the same error body, as a 400.
+    const latin = await user.request('PATCH', '/v1/preferences', '{"settings":{}}', {
+      'content-type': 'application/json; charset=iso-8859-1',
+    });
+    expect({ status: latin.status, code: latin.body.error.code }).toEqual({ status: 400, code: 'unsupported_encoding' });
     // The body is level 1 and settings level 2: 62 arrays inside make 64 levels in all.
     const ok = await user.patch('/v1/preferences', { settings: { nested: deep(62) } });
     expect(ok.status).toBe(200);
@@ -85,6 +91,19 @@ describe('open event streams', () => {
     });
     return { res, close: () => controller.abort() };
   }
+
+  it("end when their user is erased: the turn's events, `done` included, go with the user", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Leaving' });
+    const { turn_id } = await user.send('Folder left behind');
+    await user.events(turn_id, { until: (event) => event.event === 'tool_approval_request' });
+    const { res } = await openStream(user, turn_id);
+    expect(res.status).toBe(200);
+    expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+    // Resolves once the gateway ends the stream (within a heartbeat).
+    const seen = await res.text();
+    expect(seen).toContain('event: tool_approval_request');
+    expect(seen).not.toContain('event: done');
+  });
 
   it('holds at most 20 per user (429 with Retry-After past it); a closed stream frees its slot', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Streamer' });
@@ -207,11 +226,13 @@ describe('approvals', () => {
 });
 
 describe('a new user', () => {
-  it('has an empty main session before the first message, and no other', async () => {
+  it('has an empty main session before the first message (its reset is a no-op), and no other', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Newcomer' });
     const main = await user.get('/v1/sessions/agent:main:main/messages');
     expect(main.status).toBe(200);
     expect(main.body).toEqual([]);
     expect((await user.get('/v1/sessions/agent:main:api:direct:nobody/messages')).status).toBe(404);
+    expect((await user.post('/v1/sessions/agent:main:main/reset')).status).toBe(202);
+    expect((await user.post('/v1/sessions/agent:main:api:direct:nobody/reset')).status).toBe(404);
   });
 });

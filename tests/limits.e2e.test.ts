@@ -159,6 +159,20 @@ describe('the message rate', () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+
+  it('does not count a message refused as invalid (400, 413)', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Clumsy' });
+    const refused = [
+      await user.post('/v1/messages', { text: '' }),
+      await user.post('/v1/messages', { text: 5 }),
+      await user.post('/v1/messages', { text: 'x'.repeat(16_001) }),
+      await user.post('/v1/messages', { text: 'no such session', session_key: 'main' }),
+      await user.post('/v1/messages', { text: 'what', if_busy: 'later' }),
+    ];
+    expect(refused.map((res) => res.status)).toEqual([400, 400, 413, 400, 400]);
+    for (let i = 0; i < RATE; i++) expect((await user.post('/v1/messages', { text: `valid ${i}` })).status).toBe(202);
+    expect((await user.post('/v1/messages', { text: 'one too many' })).status).toBe(429);
+  });
 });
 
 describe('MAX_ACTIVE_TURNS_PER_USER', () => {

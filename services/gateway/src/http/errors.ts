@@ -37,6 +37,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/** The client errors the API answers (CONTRACT: 400, 401, 403, 404, 409, 413, 429). */
+const CLIENT_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 429];
+
 function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof ZodError) {
@@ -46,11 +49,12 @@ function toHttpError(error: unknown): HttpError {
   if (type === 'entity.too.large') return new HttpError(413, 'payload_too_large', 'the request body is over 1 MiB');
   if (type === 'entity.parse.failed') return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new HttpError(415, 'unsupported_encoding', 'the request body encoding is not supported');
+    return new HttpError(400, 'unsupported_encoding', 'the request body must be UTF-8');
   }
+  // A client error of a library keeps its status when the API answers it (docs/api.md#errors); any other is a 400.
   const status = (error as { status?: number } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new HttpError(status, 'bad_request', 'the request could not be read');
+    return new HttpError(CLIENT_ERROR_STATUSES.includes(status) ? status : 400, 'bad_request', 'the request could not be read');
   }
   if (isUnavailable(error)) return new HttpError(503, 'unavailable', 'a backing service is unavailable; try again shortly');
   return new HttpError(500, 'internal', 'something went wrong on our side');

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import { withScripts, type Redis } from '@assistant/shared';
 import { userOf } from './auth';
 import { HttpError } from './errors';
@@ -29,11 +29,19 @@ export async function hitRateLimit(
 /**
  * A per-user limit kept in Redis, so it holds across every gateway copy: at most `limit`
  * requests per window; past it, 429 with Retry-After. Fixed windows are coarse at their edges
- * but cost one round trip and one key per user.
+ * but cost one round trip and one key per user. The route counts a request once it knows it is
+ * valid, so a refused one (400, 413) uses up nothing.
  */
-export function rateLimit(redis: Redis, prefix: string, name: string, limit: number, windowMs: number, noun = 'messages'): RequestHandler {
-  return async (req, _res, next) => {
-    if (limit <= 0) return next();
+export function rateLimit(
+  redis: Redis,
+  prefix: string,
+  name: string,
+  limit: number,
+  windowMs: number,
+  noun = 'messages',
+): (req: Request) => Promise<void> {
+  return async (req) => {
+    if (limit <= 0) return;
     const { hits, msLeft } = await hitRateLimit(redis, prefix, name, userOf(req), windowMs);
     if (hits > limit) {
       const retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
@@ -41,6 +49,5 @@ export function rateLimit(redis: Redis, prefix: string, name: string, limit: num
         'Retry-After': String(retryAfter),
       });
     }
-    next();
   };
 }

@@ -51,16 +51,14 @@ export function gotchaRoutes(runtime: Runtime): Router {
     listGotchas: async (req, res) => {
       res.json(await listGotchas(db, userOf(req)));
     },
-    addGotcha: {
-      use: [limit],
-      handle: async (req, res, { body }) => {
-        const server = body.tool_name === undefined || isToolName(body.tool_name) ? undefined : mcpServerOf(body.tool_name);
-        if (server !== undefined && !servers.includes(server)) {
-          const message = `no MCP server named "${server}" is configured`;
-          throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['tool_name'], message }]);
-        }
-        res.status(201).json(await addManualGotcha(db, userOf(req), body));
-      },
+    addGotcha: async (req, res, { body }) => {
+      const server = body.tool_name === undefined || isToolName(body.tool_name) ? undefined : mcpServerOf(body.tool_name);
+      if (server !== undefined && !servers.includes(server)) {
+        const message = `no MCP server named "${server}" is configured`;
+        throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['tool_name'], message }]);
+      }
+      await limit(req);
+      res.status(201).json(await addManualGotcha(db, userOf(req), body));
     },
   });
 }

@@ -26,11 +26,9 @@ export function linkCodeRoutes(runtime: Runtime): Router {
   const limit = rateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, 'link-codes', LINK_CODES_PER_WINDOW, WINDOW_MS, 'link codes');
   return apiRouter(linkCodeApi, {
     /** A code for `/link CODE` on Telegram or WhatsApp: that chat then talks to this user. */
-    createLinkCode: {
-      use: [limit],
-      handle: async (req, res) => {
-        res.status(201).json(await createLinkCode(runtime.db, userOf(req)));
-      },
+    createLinkCode: async (req, res) => {
+      await limit(req);
+      res.status(201).json(await createLinkCode(runtime.db, userOf(req)));
     },
   });
 }

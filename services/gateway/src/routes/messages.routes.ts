@@ -53,21 +53,19 @@ export function messageRoutes(runtime: Runtime): Router {
     MESSAGE_RATE.windowMs,
   );
   return apiRouter(messageApi, {
-    postMessage: {
-      use: [limit],
-      handle: async (req, res, { body }) => {
-        // Characters as people count them (code points), not UTF-16 units: an emoji is one.
-        if ([...body.text].length > MAX_MESSAGE_CHARS) {
-          throw new HttpError(413, 'message_too_long', `the message is over ${MAX_MESSAGE_CHARS} characters`);
-        }
-        const submitted = await submitMessage(runtime, {
-          userId: userOf(req),
-          sessionKey: body.session_key ?? MAIN_SESSION_KEY,
-          text: body.text,
-          ifBusy: body.if_busy ?? 'queue',
-        });
-        res.status(202).json(submitted);
-      },
+    postMessage: async (req, res, { body }) => {
+      // Characters as people count them (code points), not UTF-16 units: an emoji is one.
+      if ([...body.text].length > MAX_MESSAGE_CHARS) {
+        throw new HttpError(413, 'message_too_long', `the message is over ${MAX_MESSAGE_CHARS} characters`);
+      }
+      await limit(req);
+      const submitted = await submitMessage(runtime, {
+        userId: userOf(req),
+        sessionKey: body.session_key ?? MAIN_SESSION_KEY,
+        text: body.text,
+        ifBusy: body.if_busy ?? 'queue',
+      });
+      res.status(202).json(submitted);
     },
   });
 }

@@ -76,7 +76,9 @@ export function sessionRoutes(runtime: Runtime): Router {
     },
 
     resetSession: async (req, res, { params }) => {
-      if (!(await resetSession(db, runtime.queues, userOf(req), params.key))) throw notFound('session');
+      const reset = await resetSession(db, runtime.queues, userOf(req), params.key);
+      // The main session before the user's first message is empty and fresh already.
+      if (!reset && params.key !== MAIN_SESSION_KEY) throw notFound('session');
       res.status(202).json({ session_key: params.key, reset: true });
     },
   });

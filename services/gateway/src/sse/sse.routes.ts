@@ -6,6 +6,7 @@ import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoutes } from '../openapi/api-route';
 import { turnId } from '../routes/turns.routes';
+import { ErasedStreams } from './erased-streams';
 import { STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
 import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
@@ -42,6 +43,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
   const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
     runtime.logger.warn({ err: error }, 'stream slot bookkeeping failed'),
   );
+  const erased = new ErasedStreams(db, heartbeatMs, (error) => runtime.logger.warn({ err: error }, 'looking for erased streams failed'));
   return apiRouter(eventStreamApi, {
     turnEvents: async (req, res, { params }) => {
       const userId = userOf(req);
@@ -85,9 +87,11 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
         slot.release();
         clearInterval(heartbeat);
         openStreams.delete(res);
+        forget();
         unwatch();
         res.end();
       };
+      const forget = erased.add(turnId, close);
       const deliver = (event: StreamedEvent) => {
         if (closed) return;
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
