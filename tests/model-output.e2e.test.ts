@@ -39,6 +39,7 @@ beforeAll(async () => {
         ? { content: 'Some were not run.' }
         : { toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'create_folder', arguments: { name: `Many ${i + 1}` } })) },
     'nul answer': () => ({ content: 'hello\u0000 world' }),
+    'blank answer': (body) => (afterTools(body) ? { content: ' ' } : { toolCalls: [{ name: 'get_folder_contents', arguments: {} }] }),
     'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
   });
   db = testDb();
@@ -123,6 +124,17 @@ describe('model output is untrusted', () => {
     const { events } = await user.converse('nul answer');
     expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
     expect(events.find((e) => e.event === 'message')?.data.content).toBe('hello world');
+  });
+
+  it('answers in its own words when the model answers nothing, so a chat user is not left with silence', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('blank answer');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const content = String(events.find((e) => e.event === 'message')?.data.content);
+    expect(content).toMatch(/no answer/);
+    // Streamed like the model's own text: the tokens add up to the message.
+    const tokens = events.filter((e) => e.event === 'token').map((e) => String(e.data.delta));
+    expect(tokens.join('').trim()).toBe(content);
   });
 
   it("tells the user the model endpoint refused, in our words; the provider's text goes to the logs without the key", async () => {

@@ -62,6 +62,8 @@ beforeAll(async () => {
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
+      // No safety net: what a turn owes must go out on the way (a turn stopped at its budget included).
+      OUTBOX_SWEEP_MS: '600000',
       TELEGRAM_BOT_TOKEN: '123456:operators-token',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,

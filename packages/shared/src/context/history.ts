@@ -58,6 +58,17 @@ function sanitize(message: StoredMessage): StoredMessage {
 }
 
 /**
+ * The stand-in result of a call that has none: its turn ended (cancelled, interrupted, failed)
+ * before it ran, or while it ran: a tool already started finishes, and its result comes later.
+ * So the model is not told it was not done, only to check before doing it again.
+ */
+const NO_RESULT = JSON.stringify({
+  success: false,
+  error: 'No result was recorded for this call: its turn ended before it ran, or while it ran.',
+  hint: 'If it changes something, check whether it was done before doing it again.',
+});
+
+/**
  * Puts each tool call's result right after the assistant message that made it, as the model API
  * requires: a message stored in between (a reminder that fired while a turn waited for approval)
  * moves after the results; a call without a result (a cancelled turn) gets a stand-in; a result
@@ -87,7 +98,7 @@ function completeToolResults(messages: readonly StoredMessage[]): StoredMessage[
           ? (messages[found] as StoredMessage)
           : {
               role: 'tool',
-              content: '{"success":false,"error":"This call was not run (the turn ended first)."}',
+              content: NO_RESULT,
               tool_calls: null,
               tool_call_id: call.id,
             },

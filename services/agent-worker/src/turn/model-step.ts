@@ -25,6 +25,9 @@ import { TokenStream } from './token-stream';
 import type { TurnPhotos } from './turn-photo';
 import { boundedTokens, screenContent, screenToolCalls } from './untrusted-output';
 
+const LIMIT_REACHED = 'I reached the maximum number of steps for one message before finishing.';
+const NO_ANSWER = 'I have no answer to that. Could you ask again, perhaps in other words?';
+
 export interface ModelStepDeps {
   machine: TurnMachine;
   events: EventWriter;
@@ -98,8 +101,11 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   });
   // Another job holds the model call: it decides what comes next.
   if (outcome === 'unclaimed') return false;
-  // The budget was spent (or the user disabled): the turn has ended.
-  if (!outcome) return true;
+  // The budget was spent (or the user disabled): the turn has ended, and its `error` and `done` go out now.
+  if (!outcome) {
+    await deps.machine.outbox.flush(turn.id);
+    return true;
+  }
   const { response, mcpTools, claimed, tokens } = outcome;
   // The last tokens may still be on their way to Redis: the step's rows are stored meanwhile, and
   // its events (the plan or the answer) go out after them.
@@ -131,10 +137,11 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     });
     return planned === 'dispatched';
   }
-  const content =
-    response.content.trim() !== '' || !last
-      ? screenContent(response.content)
-      : 'I reached the maximum number of steps for one message before finishing.';
+  // A blank answer would leave the user with nothing (a chat sends no empty message): one of
+  // these stands in for it, streamed like the model's own text.
+  const blank = response.content.trim() === '';
+  const content = blank ? (last ? LIMIT_REACHED : NO_ANSWER) : screenContent(response.content);
+  if (blank) tokens.push(content);
   return answer(deps.machine, state, claim, content, last ? 'limit_reached' : 'completed', {
     countIteration: true,
     usage: response.usage,
