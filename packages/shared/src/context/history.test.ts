@@ -55,7 +55,10 @@ describe('buildHistory', () => {
     const standIn = buildHistory(messages.slice(0, 2), 10_000).messages[2];
     expect(standIn).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
     // It may have run (a tool already started finishes after its turn ends): the model is not told it did not.
-    expect(JSON.parse(String(standIn?.content))).toMatchObject({ success: false, error: expect.stringMatching(/before it ran, or while it ran/) });
+    expect(JSON.parse(String(standIn?.content))).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/before it ran, or while it ran/),
+    });
   });
 });
 
