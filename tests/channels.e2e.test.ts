@@ -3,7 +3,14 @@ import { Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { splitText } from '@assistant/shared';
 import { Api } from '../scripts/lib/api';
-import { fixture, telegramCallbackQuery, telegramPhoto, whatsappStatus, whatsappText } from './helpers/channel-fixtures';
+import {
+  fixture,
+  telegramCallbackQuery,
+  telegramPhoto,
+  whatsappButtonReply,
+  whatsappStatus,
+  whatsappText,
+} from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
@@ -75,6 +82,17 @@ const postTelegram = (update: unknown, secret?: string | null) => webhooks.postT
 const waText = (from: string, text: string, id?: string) => webhooks.waText(from, text, id);
 const sign = (raw: string, secret?: string) => webhooks.sign(raw, secret);
 const postWhatsApp = (raw: string, signature?: string | null) => webhooks.postWhatsApp(raw, signature);
+/** A press of the reply button `replyId` by `from`, as WhatsApp delivers it. */
+function waButtonPress(from: string, replyId: string, id = `wamid.${randomUUID()}`): string {
+  const payload = fixture(whatsappButtonReply);
+  const value = payload.entry[0]?.changes[0]?.value;
+  const [contact, message] = [value?.contacts[0], value?.messages[0]];
+  if (!contact || !message) throw new Error('the button reply fixture has no message');
+  Object.assign(contact, { wa_id: from });
+  Object.assign(message, { from, id });
+  message.interactive.button_reply.id = replyId;
+  return JSON.stringify(payload);
+}
 
 const count = async (sql: string, params: unknown[]) => (await db.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
 const channelMessages = (channel: string, externalId: string) =>
@@ -310,6 +328,28 @@ describe('WhatsApp', () => {
     await system.waitFor(() => graph.received(waId).length === 2, 'the result');
     expect(graph.received(waId)[1]?.body.text.body).toBe('Created Casa.');
     expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
+  });
+
+  it('answers a button pressed too late in words, once: WhatsApp shows no toast', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'make folder Porto'))).status).toBe(200);
+    const question = await system.waitFor(() => graph.received(waId)[0], 'the approval request');
+    const [approve] = question.body.interactive.action.buttons as { reply: { id: string } }[];
+    expect((await postWhatsApp(waText(waId, 'sim'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 2, 'the result');
+
+    const press = waButtonPress(waId, approve?.reply.id as string);
+    expect((await postWhatsApp(press)).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 3, 'the answer to the late press');
+    expect((await postWhatsApp(press)).status).toBe(200);
+    expect((await postWhatsApp(waText(waId, 'barrier'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 4, 'the barrier reply');
+    expect(graph.received(waId).map((r) => r.body.text?.body)).toEqual([
+      undefined,
+      'Created Porto.',
+      'Already answered or expired.',
+      'echo: barrier',
+    ]);
   });
 
   it('replies "not supported" to an image and creates no turn', async () => {

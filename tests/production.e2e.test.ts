@@ -79,6 +79,8 @@ describe('when Redis restarts', () => {
       const after = await user.converse('folder: After outage');
       expect(after.events.at(-1)?.data.status).toBe('completed');
       expect(alive(system)).toBe(true);
+      // The outage was logged as JSON lines, never as raw stack traces on stderr.
+      expect(system.logs.join('')).not.toMatch(/\n\s+at .+:\d+:\d+/);
     } finally {
       await system.stop();
       redis.kill('SIGKILL');

@@ -27,7 +27,7 @@ export function publishing(name: string): Publishing {
   const db = createDb(process.env.DATABASE_URL as string, { max: 4 });
   const redis = createClientRedis(process.env.REDIS_URL as string);
   const prefix = `${process.env.QUEUE_PREFIX}-${name}-${randomUUID().slice(0, 8)}`;
-  const queues = createQueues(redis, prefix);
+  const queues = createQueues(redis, prefix, () => undefined);
   const events = new EventWriter(redis, prefix, 60);
   return {
     db,

@@ -61,6 +61,18 @@ describe('parseConfig', () => {
     expect(config).toMatchObject({ ADMIN_TOKEN: 'admin-token-of-16+', QUEUE_PREFIX: 'test:run-1' });
   });
 
+  it('takes only http:// and https:// URLs for the model and the chat providers', () => {
+    expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:8080/v1' }).OPENAI_BASE_URL).toBe('http://localhost:8080/v1');
+    for (const [name, value] of [
+      ['OPENAI_BASE_URL', 'localhost:8080/v1'],
+      ['OPENAI_BASE_URL', 'file:///etc/passwd'],
+      ['TELEGRAM_API_BASE_URL', 'api.telegram.org:443'],
+      ['WHATSAPP_API_BASE_URL', 'mailto:x'],
+    ]) {
+      expect(() => parseConfig({ [name as string]: value })).toThrow(`${name}: must be an http:// or https:// URL`);
+    }
+  });
+
   it('accepts an admin token of any length (the gateway warns about a short one)', () => {
     expect(parseConfig({ ADMIN_TOKEN: 'admin' }).ADMIN_TOKEN).toBe('admin');
     expect(parseConfig({ ADMIN_TOKEN: '' }).ADMIN_TOKEN).toBeUndefined();

@@ -14,8 +14,10 @@ const flag = (fallback: boolean) =>
     .pipe(z.enum(['true', 'false', '1', '0'], 'must be true or false'))
     .transform((v) => v === 'true' || v === '1');
 
-const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(z.url());
-const optionalUrl = () => optionalString.pipe(z.url().optional());
+/** The providers' HTTP endpoints: `localhost:8080/v1` would parse as a URL of scheme `localhost`. */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(httpUrl());
+const optionalUrl = () => optionalString.pipe(httpUrl().optional());
 /** Connection strings are checked by scheme only: drivers accept forms (socket hosts, no host) a URL parser rejects. */
 const connectionUrl = (fallback: string, scheme: RegExp, example: string) =>
   optionalString.transform((v) => v ?? fallback).pipe(z.string().regex(scheme, `must start with ${example}`));

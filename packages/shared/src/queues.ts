@@ -15,10 +15,20 @@ export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
 
 export type Queues = Record<QueueName, Queue> & { close(): Promise<void> };
 
-export function createQueues(connection: Redis | ConnectionOptions, prefix: string): Queues {
-  const entries = QUEUE_NAMES.map(
-    (name) => [name, new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })] as const,
-  );
+/**
+ * The five queues on one connection. Each passes on its connection's errors (Redis gone): without
+ * a listener BullMQ prints every one to stderr as a raw stack trace, so `onError` takes them.
+ */
+export function createQueues(
+  connection: Redis | ConnectionOptions,
+  prefix: string,
+  onError: (error: Error, queue: QueueName) => void,
+): Queues {
+  const entries = QUEUE_NAMES.map((name) => {
+    const queue = new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+    queue.on('error', (error) => onError(error, name));
+    return [name, queue] as const;
+  });
   const queues = Object.fromEntries(entries) as Record<QueueName, Queue>;
   return {
     ...queues,

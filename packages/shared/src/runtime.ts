@@ -35,7 +35,10 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
   const db = createDb(config.DATABASE_URL, { application: service, max: config.DATABASE_POOL_SIZE });
   const redis = createClientRedis(config.REDIS_URL);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection problem'));
-  const queues = createQueues(redis, config.QUEUE_PREFIX);
+  // The connection's own listener above logs what went wrong; the queues pass on the same errors.
+  const queues = createQueues(redis, config.QUEUE_PREFIX, (error, queue) =>
+    logger.debug({ err: error, queue }, 'queue redis connection problem'),
+  );
   const metrics = new SharedMetrics(redis, config.QUEUE_PREFIX);
   const finished = finishedTurns(metrics, db, logger);
   const events = new EventWriter(

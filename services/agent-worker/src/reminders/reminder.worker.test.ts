@@ -22,7 +22,7 @@ let processJob: ReturnType<typeof createReminderProcessor>;
 beforeAll(() => {
   db = createDb(process.env.DATABASE_URL as string);
   redis = createClientRedis(process.env.REDIS_URL as string);
-  queues = createQueues(redis, `${process.env.QUEUE_PREFIX}-reminders-${randomUUID().slice(0, 8)}`);
+  queues = createQueues(redis, `${process.env.QUEUE_PREFIX}-reminders-${randomUUID().slice(0, 8)}`, () => undefined);
   deps = { db, queues, logger: createLogger('reminder-test', 'silent') };
   processJob = createReminderProcessor(deps);
 });

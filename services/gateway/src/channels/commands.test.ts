@@ -7,6 +7,12 @@ describe('parseCommand', () => {
     expect(parseCommand(' /NEW ')).toEqual({ kind: 'new' });
   });
 
+  it("reads them with the @bot suffix of Telegram's command menu", () => {
+    expect(parseCommand('/link@nexo_test_bot ZHBWV9C9')).toEqual({ kind: 'link', code: 'ZHBWV9C9' });
+    expect(parseCommand('/new@nexo_test_bot')).toEqual({ kind: 'new' });
+    expect(parseCommand('/new@nexo_test_bot please')).toBeUndefined();
+  });
+
   it('leaves other text alone', () => {
     expect(parseCommand('/newer')).toBeUndefined();
     expect(parseCommand('please /new')).toBeUndefined();

@@ -2,11 +2,15 @@ import { nameKey } from '@assistant/shared';
 
 export type ChannelCommand = { kind: 'link'; code: string } | { kind: 'new' };
 
-/** `/link CODE` and `/new` (a Telegram `@bot` suffix is removed before this). */
+/**
+ * `/link CODE` and `/new`, also as Telegram writes them from its command menu, `/link@bot CODE`:
+ * in a private chat the suffix can only name this bot, and a group's message for another bot
+ * never gets here (telegram.inbound.ts).
+ */
 export function parseCommand(text: string): ChannelCommand | undefined {
-  const link = /^\/link(?:\s+(.*))?$/is.exec(text.trim());
+  const link = /^\/link(?:@\w+)?(?:\s+(.*))?$/is.exec(text.trim());
   if (link) return { kind: 'link', code: (link[1] ?? '').replace(/[\s-]/g, '').toUpperCase() };
-  if (/^\/new$/i.test(text.trim())) return { kind: 'new' };
+  if (/^\/new(?:@\w+)?$/i.test(text.trim())) return { kind: 'new' };
   return undefined;
 }
 

@@ -31,6 +31,8 @@ interface Outcome {
 }
 
 export interface InboundResult {
+  /** Its channel_messages row. */
+  rowId: string;
   /** The delivery was accepted before: it produces nothing new (docs/channels.md#webhooks). */
   redelivered: boolean;
   decision?: ChannelDecision;
@@ -69,7 +71,20 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
       { jobId: jobId('transcribe', accepted.rowId) },
     );
   }
-  return { redelivered, ...(outcome.decision ? { decision: outcome.decision } : {}), ...(decided ? { decided } : {}) };
+  return {
+    rowId: accepted.rowId,
+    redelivered,
+    ...(outcome.decision ? { decision: outcome.decision } : {}),
+    ...(decided ? { decided } : {}),
+  };
+}
+
+/** Why a button press changed nothing, in words for whoever pressed it; undefined when it was applied. */
+export function refusedPress(result: InboundResult): string | undefined {
+  if (!result.decision || !result.decided) return 'This button is no longer valid.';
+  if (result.decided === 'conflict') return 'Already answered or expired.';
+  if (result.decided === 'not_found') return 'This is not yours to answer.';
+  return undefined;
 }
 
 async function record(

@@ -7,7 +7,7 @@ import { HttpError } from '../../http/errors';
 import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
-import { acceptInbound, type InboundResult } from '../inbound';
+import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
 import type { TelegramClient } from './telegram.client';
 import { telegramInbound } from './telegram.inbound';
@@ -48,11 +48,10 @@ function requireSecret(secret: string): RequestHandler {
 
 /** The little toast Telegram shows after a button press. */
 function callbackText(result: InboundResult): string {
-  if (!result.decision || !result.decided) return 'This button is no longer valid.';
-  if (result.decided === 'conflict') return 'Already answered or expired.';
-  if (result.decided === 'not_found') return 'This is not yours to answer.';
-  if (result.decision.kind === 'approval') return result.decision.approve ? 'Approved' : 'Rejected';
-  return result.decision.proceed ? 'Continuing' : 'Stopped';
+  const refused = refusedPress(result);
+  if (refused !== undefined) return refused;
+  if (result.decision?.kind === 'approval') return result.decision.approve ? 'Approved' : 'Rejected';
+  return result.decision?.proceed ? 'Continuing' : 'Stopped';
 }
 
 /**

@@ -1,15 +1,15 @@
 import { createHmac } from 'node:crypto';
 import express, { type Router } from 'express';
 import { z } from 'zod';
-import type { Runtime } from '@assistant/shared';
+import { addJob, jobId, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../../http/api-router';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
 import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
-import { acceptInbound } from '../inbound';
-import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
+import { WEBHOOK_BODY_LIMIT, type InboundMessage } from '../channel-types';
 import { whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
 
@@ -57,6 +57,17 @@ export interface WhatsAppWebhookSettings {
 }
 
 /** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
+/**
+ * WhatsApp has no toast for a button press, so one that changed nothing (already answered,
+ * expired, someone else's) is answered with a short message, once: a redelivery was answered
+ * the first time.
+ */
+async function answerRefusedPress(runtime: Runtime, message: InboundMessage, result: InboundResult): Promise<void> {
+  const refused = refusedPress(result);
+  if (refused === undefined || result.redelivered) return;
+  await addJob(runtime.queues, 'deliveries', 'reply', { to: message.replyTo, text: refused }, { jobId: jobId('refused', result.rowId) });
+}
+
 export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSettings): Router {
   return apiRouter(whatsappApi, {
     verifySubscription: (req, res) => {
@@ -83,7 +94,10 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
         // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
-        for (const message of whatsappInbound(payload, { vision: runtime.config.VISION })) await acceptInbound(runtime, message);
+        for (const message of whatsappInbound(payload, { vision: runtime.config.VISION })) {
+          const result = await acceptInbound(runtime, message);
+          if (message.content.kind === 'button') await answerRefusedPress(runtime, message, result);
+        }
         res.sendStatus(200);
       },
     },
