@@ -186,6 +186,11 @@ describe('autonomous mode', () => {
     const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
     expect(types(asked)).toEqual(expect.arrayContaining(['tool_retry', 'tool_failed', 'ask_user_continue']));
     expect(asked.at(-1)?.data.remaining_tasks).toEqual(['task_2']);
+    // Worded for a chat, which shows it as it is: what failed as the plan named it, no task ids.
+    const failed = asked.find((event) => event.event === 'task_update' && event.data.status === 'failed')?.data.task_id;
+    const plan = asked.find((event) => event.event === 'task_list')?.data.tasks as { id: string; description: string }[];
+    const description = plan.find((task) => task.id === failed)?.description;
+    expect(asked.at(-1)?.data.question).toBe(`${description}: failed even after a retry. Continue with the remaining task?`);
     expect((await user.get(`/v1/turns/${turnId}`)).body.status).toBe('awaiting_user');
 
     expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: false })).status).toBe(202);

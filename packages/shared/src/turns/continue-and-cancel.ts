@@ -7,12 +7,16 @@ import { lockTurn, park, type ControlOutcome, type TurnMachine } from './turn-ma
 import type { TaskRow, TurnState } from './turn-state';
 import { isFinal, NOT_FINISHED_SQL } from './turn-status';
 
-/** A task failed even after its retry (autonomous mode): the turn asks the user whether to go on. */
+/**
+ * A task failed even after its retry (autonomous mode): the turn asks the user whether to go on,
+ * naming what failed as the plan did (a chat shows the question as it is).
+ */
 export async function askUser(m: TurnMachine, state: TurnState, remaining: TaskRow[]): Promise<boolean> {
-  const failed = state.tasks.filter((task) => task.failure === 'error' && !task.asked).map((task) => task.ref);
+  const failed = state.tasks.filter((task) => task.failure === 'error' && !task.asked).map((task) => task.description);
+  const rest = remaining.length === 1 ? 'the remaining task' : `the ${remaining.length} remaining tasks`;
   const question = outboxEvent({
     type: 'ask_user_continue',
-    question: `${failed.join(', ')} failed even after a retry. Continue with the remaining tasks?`,
+    question: `${failed.join('; ')}: failed even after a retry. ${remaining.length > 0 ? `Continue with ${rest}?` : 'Continue?'}`,
     remaining_tasks: remaining.map((task) => task.ref),
   });
   return park(m, state, [question], 'awaiting_user');
