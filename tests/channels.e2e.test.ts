@@ -229,6 +229,18 @@ describe('Telegram', () => {
     expect((await postTelegram(press)).status).toBe(200);
     expect(answers()).toHaveLength(1);
     expect(telegram.received(chat)).toHaveLength(2);
+
+    // A stranger pressing it (the message forwarded to them) decides nothing and becomes no user.
+    const stranger = nextId();
+    const theirs = fixture(press);
+    theirs.update_id = nextId();
+    Object.assign(theirs.callback_query, { id: `cb-${theirs.update_id}`, from: { ...press.callback_query.from, id: stranger } });
+    expect((await postTelegram(theirs)).status).toBe(200);
+    const toast = telegram.calls.find(
+      (call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${theirs.update_id}`,
+    );
+    expect(toast?.body.text).toBe('This button is no longer valid.');
+    expect(await identityUserId('telegram', String(stranger))).toBeUndefined();
   });
 
   it('replies "not supported" to a photo and creates no turn', async () => {

@@ -9,11 +9,8 @@ import { timeZoneForPhone } from './whatsapp/phone-time-zone';
  */
 export async function identityUser(client: DbClient, message: InboundMessage, defaultTimeZone: string): Promise<string> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`identity:${message.channel}:${message.sender.id}`]);
-  const known = await client.query<{ user_id: string }>(
-    `UPDATE channel_identities SET last_seen_at = NOW() WHERE channel = $1 AND external_id = $2 RETURNING user_id`,
-    [message.channel, message.sender.id],
-  );
-  if (known.rows[0]) return known.rows[0].user_id;
+  const known = await knownIdentityUser(client, message);
+  if (known) return known;
   // A WhatsApp id is the person's phone number, whose country tells their zone (docs/channels.md#time-zones).
   const timeZone = (message.channel === 'whatsapp' ? timeZoneForPhone(message.sender.id) : undefined) ?? defaultTimeZone;
   const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`, timeZone);
@@ -23,6 +20,15 @@ export async function identityUser(client: DbClient, message: InboundMessage, de
     user.id,
   ]);
   return user.id;
+}
+
+/** The user behind a channel identity seen before, if any; never creates one. */
+export async function knownIdentityUser(client: DbClient, message: InboundMessage): Promise<string | undefined> {
+  const known = await client.query<{ user_id: string }>(
+    `UPDATE channel_identities SET last_seen_at = NOW() WHERE channel = $1 AND external_id = $2 RETURNING user_id`,
+    [message.channel, message.sender.id],
+  );
+  return known.rows[0]?.user_id;
 }
 
 /** Points the identity at `userId` (`/link CODE`); a user it had been given before keeps its data. */

@@ -6,7 +6,7 @@ import { channelDecisionSchema, parseButtonData, type ChannelDecision } from './
 import type { InboundMessage } from './channel-types';
 import { parseCommand, parseYesNo } from './commands';
 import { applyDecision, openQuestionDecision } from './decisions';
-import { channelSessionKey, identityUser, linkIdentity } from './identities';
+import { channelSessionKey, identityUser, knownIdentityUser, linkIdentity } from './identities';
 import { consumeLinkCode } from './link-codes';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
@@ -150,9 +150,12 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
     return { ...none, userId, reply: REPLIES.linked };
   }
 
-  const userId = await identityUser(client, message, config.DEFAULT_TIMEZONE);
-  if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   const content = message.content;
+  // A button press never creates a user: a stranger's (on a forwarded message) decides nothing.
+  const userId =
+    content.kind === 'button' ? await knownIdentityUser(client, message) : await identityUser(client, message, config.DEFAULT_TIMEZONE);
+  if (!userId) return none;
+  if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   if (content.kind === 'unsupported') return { ...none, userId, reply: REPLIES.unsupported };
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
   if (content.kind === 'voice' || content.kind === 'photo') {
