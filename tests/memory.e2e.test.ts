@@ -24,13 +24,15 @@ let api: Api;
 /** Per test: the answer to a turn's user message, then the answer after tool results. */
 let plan: (text: string) => FakeReply = () => ({ content: 'ok' });
 let answer: () => FakeReply = () => ({ content: 'done' });
+/** Until then, the model answers digest requests 503, as a provider down for a while does. */
+let digestsFailUntil = 0;
 
 const isDigest = (body: ChatRequestBody) => String(body.messages[0]?.content).startsWith('You write session digests');
 
 beforeAll(async () => {
   await model.start();
   model.script = (body) => {
-    if (isDigest(body)) return { content: DIGEST_SUMMARY };
+    if (isDigest(body)) return Date.now() < digestsFailUntil ? { status: 503, content: 'overloaded' } : { content: DIGEST_SUMMARY };
     return afterTools(body) ? answer() : plan(userText(body));
   };
   db = testDb();
@@ -153,6 +155,27 @@ describe('session digest', () => {
     expect((await user.get('/v1/sessions')).body.map((session: { session_key: string }) => session.session_key)).toContain(key);
     expect((await user.post('/v1/sessions/agent:main:api:direct:never-used/reset')).status).toBe(404);
   });
+
+  it('digests a reset session once the model is back, after an outage longer than a few retries', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Dora' });
+    const key = 'agent:main:api:direct:outage';
+    await say(user, 'the boiler service is booked for Friday', key);
+    // Longer than the retries of any other job (5 attempts, 7.5 s of backoff in all), so longer
+    // than the session's idle digest, armed by its message, would retry too.
+    digestsFailUntil = Date.now() + 12_000;
+    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
+    const memory = await waitFor(
+      async () => {
+        const profile = (await user.get('/v1/profile')).body as { memory: string };
+        return profile.memory.includes(`(${key})`) && profile.memory;
+      },
+      'the digest once the model is back',
+      { timeoutMs: 40_000 },
+    );
+    expect(String(memory).split(`(${key})`)).toHaveLength(2);
+    const failed = model.requests.filter((r) => isDigest(r.body) && r.body.messages.some((m) => String(m.content).includes('boiler')));
+    expect(failed.length).toBeGreaterThan(5);
+  }, 60_000);
 });
 
 describe('gotchas', () => {

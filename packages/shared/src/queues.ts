@@ -63,8 +63,18 @@ export async function addStoredJob<Q extends QueueName>(
   data: unknown,
   options?: JobsOptions,
 ): Promise<void> {
-  await queues[queue].add(name, data, options);
+  await queues[queue].add(name, data, { ...LONGER_RETRIES[`${queue}:${name}`], ...options });
 }
+
+/**
+ * Jobs that retry for longer than the queue's default, by `<queue>:<name>`. A session's digest
+ * waits for the model: through an outage of more than a few seconds it would run out of
+ * attempts, and a session nobody writes to again (or one reset) would never be digested. Sixteen
+ * attempts from 1 s, doubling, span about 9 hours.
+ */
+const LONGER_RETRIES: Partial<Record<string, JobsOptions>> = {
+  'session-digests:digest': { attempts: 16, backoff: { type: 'exponential', delay: 1_000 } },
+};
 
 /** BullMQ refuses ':' and integer-only custom ids; ours are `<kind>.<uuid>`. */
 export function jobId(kind: string, id: string): string {
