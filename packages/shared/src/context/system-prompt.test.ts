@@ -129,13 +129,20 @@ describe('buildSystemPrompt: caps', () => {
     expect(body.endsWith('Likes tea.')).toBe(true);
   });
 
-  it('caps the whole prompt at 60,000 characters, note included', () => {
+  it('caps the whole prompt at 60,000 characters by cutting the longest sections, each with its note, every heading kept', () => {
     const big = (letter: string) => letter.repeat(SECTION_CAP);
-    const profile: Profile = { soul: big('a'), identity: big('b'), agents: big('c'), tools: big('d'), user: big('e'), memory: big('f') };
+    const memory = `${big('f')}\nLikes tea.`;
+    const profile: Profile = { soul: big('a'), identity: 'Short and whole.', agents: big('c'), tools: big('d'), user: big('e'), memory };
     const prompt = buildSystemPrompt(input('main', { profile }));
     expect(prompt.length).toBeLessThanOrEqual(PROMPT_CAP);
-    expect(prompt).toMatch(/\[truncated: the rest of this prompt \(\d+ characters\) is not shown\]$/);
-    expect(headings(prompt).slice(0, 3)).toEqual(['Personality', 'Identity', 'Instructions']);
+    expect(prompt.length).toBeGreaterThan(PROMPT_CAP - 1_000);
+    expect(headings(prompt)).toEqual(['Personality', 'Identity', 'Instructions', 'Tools', 'User Profile', 'Long-term Memory']);
+    expect(section(prompt, 'Identity')).toBe('Short and whole.');
+    for (const heading of ['Personality', 'Instructions', 'User Profile']) {
+      expect(section(prompt, heading)).toMatch(/\n\n\[truncated: \d+ more characters not shown\]$/);
+    }
+    expect(section(prompt, 'Tools')).toContain(toolSummary());
+    expect(section(prompt, 'Long-term Memory')).toMatch(/^\[truncated: \d+ earlier characters not shown\][^]*Likes tea\.$/);
   });
 
   it('leaves a prompt under the caps untouched', () => {

@@ -33,7 +33,7 @@ export function truncate(text: string, cap: number, keep: 'start' | 'end' = 'sta
     : `[truncated: ${hidden} earlier characters not shown]\n\n${text.slice(hidden)}`;
 }
 
-/** The whole prompt, note included, stays within `cap` characters. */
+/** The whole prompt, note included, stays within `cap` characters (a last resort: sectionCap fits the sections). */
 function capWhole(text: string, cap: number): string {
   if (text.length <= cap) return text;
   const note = (hidden: number) => `\n\n[truncated: the rest of this prompt (${hidden} characters) is not shown]`;
@@ -57,18 +57,47 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
  */
 export function buildSystemPrompt(input: PromptInput): string {
   const { profile, sessionKind } = input;
-  const capped = (text: string, keep?: 'end') => truncate(text.trim(), SECTION_CAP, keep);
-  const sections: [heading: string, body: string][] = [
-    ['Personality', capped(profile.soul)],
-    ['Identity', capped(profile.identity)],
-    ['Instructions', capped(profile.agents)],
-    // The cap is on the user's TOOLS text alone, so a long one never pushes out the registry's summary.
-    ['Tools', [capped(profile.tools), input.toolSummary.trim()].filter(Boolean).join('\n\n')],
+  const sections: [heading: string, text: string, keep: 'start' | 'end'][] = [
+    ['Personality', profile.soul.trim(), 'start'],
+    ['Identity', profile.identity.trim(), 'start'],
+    ['Instructions', profile.agents.trim(), 'start'],
+    ['Tools', profile.tools.trim(), 'start'],
   ];
-  if (sessionKind !== 'group') sections.push(['User Profile', capped(profile.user)]);
-  if (sessionKind === 'main') sections.push(['Long-term Memory', capped(profile.memory, 'end')]);
-  // An empty section keeps its heading (docs/memory.md#request-layout): the layout is the same for
-  // every user, and an empty USER or MEMORY tells the model it knows nothing of them yet.
-  const body = sections.map(([heading, text]) => (text ? `## ${heading}\n${text}` : `## ${heading}`));
-  return capWhole(stripUuids([identityLine(input.assistant), ...body].join('\n\n')), PROMPT_CAP);
+  if (sessionKind !== 'group') sections.push(['User Profile', profile.user.trim(), 'start']);
+  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory.trim(), 'end']);
+  const identity = identityLine(input.assistant);
+  const summary = input.toolSummary.trim();
+  const fixed = identity.length + summary.length + sections.reduce((sum, [heading]) => sum + heading.length + SECTION_ROOM, 0);
+  const cap = sectionCap(
+    sections.map(([, text]) => text.length),
+    PROMPT_CAP - fixed,
+  );
+  const body = sections.map(([heading, text, keep]) => {
+    // The cap is on the user's TOOLS text alone, so a long one never pushes out the registry's summary.
+    const shown = [truncate(text, cap, keep), heading === 'Tools' ? summary : ''].filter(Boolean).join('\n\n');
+    // An empty section keeps its heading (docs/memory.md#request-layout): the layout is the same for
+    // every user, and an empty USER or MEMORY tells the model it knows nothing of them yet.
+    return shown ? `## ${heading}\n${shown}` : `## ${heading}`;
+  });
+  return capWhole(stripUuids([identity, ...body].join('\n\n')), PROMPT_CAP);
+}
+
+/** What a section takes besides its text, at most: its heading line, separators and a truncation note. */
+const SECTION_ROOM = 80;
+
+/**
+ * The cap every section is cut to: SECTION_CAP, or less when the sections together would not
+ * fit in `room`. Sections shorter than their share are shown whole and the longer ones share the
+ * rest equally, so an oversized prompt keeps every heading, and MEMORY its newest part, instead
+ * of losing its last sections.
+ */
+function sectionCap(lengths: number[], room: number): number {
+  const ascending = [...lengths].sort((a, b) => a - b);
+  let left = Math.max(0, room);
+  for (const [i, length] of ascending.entries()) {
+    const share = Math.floor(left / (ascending.length - i));
+    if (length > share) return Math.min(SECTION_CAP, share);
+    left -= length;
+  }
+  return SECTION_CAP;
 }
