@@ -233,7 +233,7 @@ describe('model failures', () => {
     expect(events.at(-1)?.data.status).toBe('failed');
   });
 
-  it('retries a model that fails for a moment, and one that keeps failing ends the turn failed', async () => {
+  it('retries a model that fails for a moment, and one that keeps failing ends the turn failed with model_error', async () => {
     const user = await api.createUser(system.adminToken);
     const before = model.requests.length;
     const flaky = await user.converse('flaky model: hello');
@@ -241,7 +241,7 @@ describe('model failures', () => {
     expect(model.requests.length - before).toBeGreaterThanOrEqual(1);
 
     const down = await user.converse('down: hello');
-    expect(down.events.at(-2)?.data).toMatchObject({ code: 'turn_failed' });
+    expect(down.events.at(-2)?.data).toMatchObject({ code: 'model_error', message: expect.stringMatching(/model endpoint kept failing/) });
     expect(down.events.at(-1)?.data.status).toBe('failed');
     expect((await user.converse('order: still usable')).events.at(-1)?.data.status).toBe('completed');
   });

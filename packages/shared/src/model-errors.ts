@@ -6,6 +6,11 @@ export function isPermanentModelError(error: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
 }
 
+/** An error of the model endpoint (an HTTP error, or one that could not be reached or timed out), as the SDK throws it. */
+export function isModelError(error: unknown): boolean {
+  return error instanceof APIError;
+}
+
 /** `instanceof` leaves APIError's status type parameter as `any`. */
 function statusOf(error: unknown): number | undefined {
   return error instanceof APIError ? (error.status as number | undefined) : undefined;

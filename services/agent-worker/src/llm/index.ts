@@ -13,4 +13,4 @@ export function createChatModel(config: Config): ChatModel {
 }
 
 export type { ChatModel } from './chat-model';
-export { isPermanentModelError, userMessageForModelError } from '@assistant/shared';
+export { isModelError, isPermanentModelError, userMessageForModelError } from '@assistant/shared';

@@ -19,7 +19,7 @@ import {
   type Runtime,
   type TurnMachine,
 } from '@assistant/shared';
-import { isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
+import { isModelError, isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
 import { HISTORY_KEPT_CHARS, HISTORY_ROWS } from './context';
 import { decide } from './decide';
 import { ModelCallParking } from './model-call-parking';
@@ -151,7 +151,13 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     logger.warn({ err: error, turnId, attempt: job.attemptsMade + 1, permanent }, 'turn step failed');
     if (!permanent && !lastAttempt) throw error;
-    const message = permanent ? userMessageForModelError(error) : 'The assistant could not finish this turn after several attempts.';
-    if (await failTurn(db, turnId, permanent ? 'model_error' : 'turn_failed', message)) await outbox.flush(turnId);
+    // The model endpoint refusing, or failing every attempt, is a `model_error`; anything else, `turn_failed`.
+    const code = isModelError(error) ? 'model_error' : 'turn_failed';
+    const message = permanent
+      ? userMessageForModelError(error)
+      : code === 'model_error'
+        ? 'The model endpoint kept failing, so the assistant could not answer. Please try again later.'
+        : 'The assistant could not finish this turn after several attempts.';
+    if (await failTurn(db, turnId, code, message)) await outbox.flush(turnId);
   }
 }
