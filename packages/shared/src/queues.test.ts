@@ -9,8 +9,19 @@ describe('enqueueing', () => {
   it('adds the parsed data under the given name and options', async () => {
     const add = jest.fn(() => Promise.resolve());
     const queues = { 'session-digests': { add } as unknown as Queue } as Pick<Queues, 'session-digests'>;
+    await addJob(queues, 'session-digests', 'erase-user', { userId: sessionId }, { jobId: `erase.${sessionId}` });
+    expect(add).toHaveBeenCalledWith('erase-user', { userId: sessionId }, { jobId: `erase.${sessionId}` });
+  });
+
+  it('gives a digest, which waits for the model, retries spanning hours', async () => {
+    const add = jest.fn(() => Promise.resolve());
+    const queues = { 'session-digests': { add } as unknown as Queue } as Pick<Queues, 'session-digests'>;
     await addJob(queues, 'session-digests', 'digest', { sessionId, reason: 'reset' }, { jobId: `digest-reset.${sessionId}` });
-    expect(add).toHaveBeenCalledWith('digest', { sessionId, reason: 'reset' }, { jobId: `digest-reset.${sessionId}` });
+    expect(add).toHaveBeenCalledWith(
+      'digest',
+      { sessionId, reason: 'reset' },
+      { attempts: 16, backoff: { type: 'exponential', delay: 1_000 }, jobId: `digest-reset.${sessionId}` },
+    );
   });
 
   it('refuses a payload its worker would reject, before it reaches Redis', async () => {
