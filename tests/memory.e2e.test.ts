@@ -48,6 +48,18 @@ afterAll(async () => {
   await db.end();
 });
 
+/** The user's MEMORY once it holds a digest of the session `key`. */
+async function digestedMemory(user: Api, key: string, timeoutMs: number): Promise<string> {
+  return waitFor(
+    async () => {
+      const { memory } = (await user.get('/v1/profile')).body as { memory: string };
+      return memory.includes(`(${key})`) ? memory : undefined;
+    },
+    `a digest of ${key} in MEMORY`,
+    { timeoutMs },
+  );
+}
+
 /** What the system told the model in the (first) request of the turn started by `text`: all its system messages. */
 function systemPromptFor(text: string): string {
   const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === text);
@@ -140,14 +152,7 @@ describe('session digest', () => {
     await say(user, 'my sister Rita visits in June', key);
     const reset = await user.post(`/v1/sessions/${key}/reset`);
     expect(reset.status).toBe(202);
-    const memory = await waitFor(
-      async () => {
-        const profile = (await user.get('/v1/profile')).body as { memory: string };
-        return profile.memory.includes(`(${key})`) && profile.memory;
-      },
-      'the reset session digested into MEMORY',
-      { timeoutMs: 10_000 },
-    );
+    const memory = await digestedMemory(user, key, 10_000);
     expect(memory).toContain(DIGEST_SUMMARY);
     const fresh = await user.get(`/v1/sessions/${key}/messages`);
     expect(fresh.status).toBe(200);
@@ -164,15 +169,8 @@ describe('session digest', () => {
     // than the session's idle digest, armed by its message, would retry too.
     digestsFailUntil = Date.now() + 12_000;
     expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
-    const memory = await waitFor(
-      async () => {
-        const profile = (await user.get('/v1/profile')).body as { memory: string };
-        return profile.memory.includes(`(${key})`) && profile.memory;
-      },
-      'the digest once the model is back',
-      { timeoutMs: 40_000 },
-    );
-    expect(String(memory).split(`(${key})`)).toHaveLength(2);
+    const memory = await digestedMemory(user, key, 40_000);
+    expect(memory.split(`(${key})`)).toHaveLength(2);
     const failed = model.requests.filter((r) => isDigest(r.body) && r.body.messages.some((m) => String(m.content).includes('boiler')));
     expect(failed.length).toBeGreaterThan(5);
   }, 60_000);
