@@ -96,7 +96,7 @@ export async function decideApproval(
       );
       entries.push(outboxEvent({ type: 'task_update', task_id: ref, status: 'skipped' }));
     }
-    await resume(client, turn, entries, maxActiveTurnsPerUser);
+    await resume(client, turn, entries, 'awaiting_approval', maxActiveTurnsPerUser);
     return { outcome: 'ok', turnId: turn.id };
   });
 }

@@ -37,7 +37,7 @@ export async function answerContinue(
     if (turn.status !== 'awaiting_user') return 'conflict';
     await client.query(`UPDATE tasks SET asked = true WHERE turn_id = $1 AND failure = 'error'`, [turn.id]);
     if (input.proceed) {
-      await resume(client, turn, [], maxActiveTurnsPerUser);
+      await resume(client, turn, [], 'awaiting_user', maxActiveTurnsPerUser);
       return 'ok';
     }
     const skipped = await skipOpenTasks(client, turn, 'The user chose to stop; this was not done.');

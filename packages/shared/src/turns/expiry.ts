@@ -25,7 +25,8 @@ export async function expireLocked(client: DbClient, turn: LockedTurn, approvalI
     row.call_id,
     JSON.stringify(fail('Nobody approved this action in time; it was not done.', 'Tell the user it expired.')),
   );
-  await resume(client, turn, [outboxEvent({ type: 'task_update', task_id: row.ref, status: 'skipped' })], maxActiveTurnsPerUser);
+  const skipped = outboxEvent({ type: 'task_update', task_id: row.ref, status: 'skipped' });
+  await resume(client, turn, [skipped], 'awaiting_approval', maxActiveTurnsPerUser);
 }
 
 /** Expires an approval whose TTL has passed (its delayed job); a decided one is left alone. */

@@ -23,15 +23,22 @@ export async function lockTurnAndLane(client: DbClient, turnId: string, userId?:
 
 /**
  * Queues what an answer owes (its events) and the turn's next step. A turn parked for that answer
- * runs again only if its user has a free slot of MAX_ACTIVE_TURNS_PER_USER; otherwise it waits
- * `queued` at the head of its lane, and the lane job that starts queued turns resumes it once a
- * slot frees (activateNext). The caller holds the lane's locks (lockTurnAndLane).
+ * (`parkedAs`) runs again only if its user has a free slot of MAX_ACTIVE_TURNS_PER_USER;
+ * otherwise it waits `queued` at the head of its lane, and the lane job that starts queued turns
+ * resumes it once a slot frees (activateNext). A turn in any other state keeps it. The caller
+ * holds the lane's locks (lockTurnAndLane).
  */
-export async function resume(client: DbClient, turn: LockedTurn, entries: OutboxEntry[], maxActiveTurnsPerUser: number): Promise<void> {
+export async function resume(
+  client: DbClient,
+  turn: LockedTurn,
+  entries: OutboxEntry[],
+  parkedAs: 'awaiting_approval' | 'awaiting_user',
+  maxActiveTurnsPerUser: number,
+): Promise<void> {
   const advance = outboxJob('agent-turns', 'advance', { turnId: turn.id });
   // Already waiting for a slot: the lane job that resumes it will advance it.
   if (turn.status === 'queued') return bumpVersion(client, turn.id, entries);
-  if (turn.status === 'running') return bumpVersion(client, turn.id, [...entries, advance]);
+  if (turn.status !== parkedAs) return bumpVersion(client, turn.id, [...entries, advance]);
   const free = await client.query<{ free: boolean }>(`SELECT ${runningTurns('$1')} < $2 AS free`, [turn.user_id, maxActiveTurnsPerUser]);
   if (free.rows[0]?.free) return bumpVersion(client, turn.id, [...entries, advance], 'running');
   const lane = outboxJob('agent-turns', 'lane', { sessionId: turn.session_id }, { jobId: jobId('resume', `${turn.id}.${turn.version}`) });
