@@ -160,8 +160,19 @@ describe('if_busy on POST /v1/messages', () => {
       (await db.query<{ status: string }>('SELECT status FROM tasks WHERE turn_id = $1 ORDER BY position', [old.turn_id])).rows.map(
         (t) => t.status,
       );
-    await waitFor(async () => (await tasks())[0] === 'completed', 'the started tool to finish');
     expect(await tasks()).toEqual(['completed', 'skipped']);
+    // The old turn's stream settles every task before it closes: the pending one skipped at once,
+    // the started one completed when it ends, and only then `done`.
+    const events = await user.events(old.turn_id);
+    const [first, second] = (events.find((e) => e.event === 'task_list')?.data.tasks as { id: string }[]).map((t) => t.id);
+    const updates = events.filter((e) => e.event === 'task_update').map((e) => [e.data.task_id, e.data.status]);
+    expect(updates).toEqual([
+      [first, 'in_progress'],
+      [second, 'skipped'],
+      [first, 'completed'],
+    ]);
+    expect(events.filter((e) => e.event === 'tool_complete').map((e) => e.data.task_id)).toEqual([first]);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
     const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1', [user.userId]);
     expect(folders.rows.map((f) => f.name)).toEqual(['Sluggish One']);
   });

@@ -119,7 +119,9 @@ export class ToolRunner {
   async run(jobTaskId: string, published: string[] = []): Promise<void> {
     const task = await this.load(jobTaskId, published);
     if (!task) return;
-    if (task.status !== 'in_progress' || isFinal(task.turn_status)) return this.runtime.outbox.flush(task.turn_id);
+    // A task started before its turn was cancelled still runs: its end sends the turn's `done`.
+    const stopped = isFinal(task.turn_status) && task.turn_status !== 'cancelled';
+    if (task.status !== 'in_progress' || stopped) return this.runtime.outbox.flush(task.turn_id);
     let next: ToolTask | undefined = task;
     while (next) next = await this.runTask(next);
   }

@@ -59,14 +59,17 @@ export async function cancelTurn(db: Db, input: { userId: string; turnId: string
 
 /**
  * cancelTurn inside the caller's transaction (an interrupting message cancels and queues at once).
- * A tool already started finishes and records its result; the turn takes no further step.
+ * The turn ends here and frees its lane, but a tool already started finishes and records its
+ * result: its events come after the skipped tasks', and the `advance` its end queues sends the
+ * turn's `done` (turn.worker.ts), so the stream closes with every task settled.
  */
 export async function cancelTurnIn(client: DbClient, turnId: string, userId?: string): Promise<ControlOutcome> {
   const turn = await lockTurn(client, turnId, userId);
   if (!turn) return 'not_found';
   if (isFinal(turn.status)) return 'conflict';
   const skipped = await skipOpenTasks(client, turn, 'The turn was cancelled; this was not done.');
-  await finish(client, turn, 'cancelled', skipped);
+  const running = await client.query(`SELECT 1 FROM tasks WHERE turn_id = $1 AND status = 'in_progress' LIMIT 1`, [turn.id]);
+  await finish(client, turn, 'cancelled', skipped, { done: running.rowCount === 0 });
   return 'ok';
 }
 

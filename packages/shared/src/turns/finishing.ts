@@ -8,8 +8,8 @@ import { lockTurn, recordToolMessage, type LockedTurn } from './turn-machine';
 import { isFinal, type FinalStatus } from './turn-status';
 
 /** The entries that end a turn: its final event, then the job that starts the session's next turn. */
-function finishEntries(turnId: string, sessionId: string, status: FinalStatus): OutboxEntry[] {
-  return [outboxEvent({ type: 'done', status }), laneAfter(turnId, sessionId)];
+function finishEntries(turnId: string, sessionId: string, status: FinalStatus, done: boolean): OutboxEntry[] {
+  return [...(done ? [outboxEvent({ type: 'done', status })] : []), laneAfter(turnId, sessionId)];
 }
 
 // The lane job's id names the finished turn ('after.<id>'), unlike the one queued at submission
@@ -32,19 +32,22 @@ export async function lockLanes(client: DbClient, turn: { session_id: string; us
   ]);
 }
 
-/** Ends a locked turn with `status`, after the entries that explain how it got there. */
+/**
+ * Ends a locked turn with `status`, after the entries that explain how it got there. `done:
+ * false` leaves its `done` event to whoever sees its last running tool end (a cancel, below).
+ */
 export async function finish(
   client: DbClient,
   turn: LockedTurn,
   status: FinalStatus,
   before: OutboxEntry[],
-  error?: string,
+  { error, done = true }: { error?: string; done?: boolean } = {},
 ): Promise<void> {
   await client.query(
     `UPDATE turns SET status = $2, finished_at = NOW(), claim = NULL, error = $3, version = version + 1,
        outbox = outbox || $4::jsonb
      WHERE id = $1`,
-    [turn.id, status, error ?? null, JSON.stringify([...before, ...finishEntries(turn.id, turn.session_id, status)])],
+    [turn.id, status, error ?? null, JSON.stringify([...before, ...finishEntries(turn.id, turn.session_id, status, done)])],
   );
 }
 
@@ -69,7 +72,7 @@ export async function failTurn(db: Db, turnId: string, code: string, message: st
     const turn = await lockTurn(client, turnId);
     if (!turn || isFinal(turn.status)) return false;
     const skipped = await skipOpenTasks(client, turn, 'The turn failed before this could run.');
-    await finish(client, turn, 'failed', [...skipped, outboxEvent({ type: 'error', code, message })], message);
+    await finish(client, turn, 'failed', [...skipped, outboxEvent({ type: 'error', code, message })], { error: message });
     return true;
   });
 }

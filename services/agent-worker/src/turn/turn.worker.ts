@@ -12,12 +12,14 @@ import {
   laneSettings,
   loadTurnState,
   msUntilDue,
+  outboxEvent,
   sessionsWaitingForSlot,
   Semaphore,
   SessionHistories,
   type JobProcessor,
   type Runtime,
   type TurnMachine,
+  type TurnState,
 } from '@assistant/shared';
 import { isModelError, isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
 import { HISTORY_KEPT_CHARS, HISTORY_ROWS } from './context';
@@ -96,6 +98,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
       const state = await loadTurnState(db, turnId, i === 0 ? published : []);
       if (!state) return;
       await outbox.republish(turnId, state.turn.origin, state.outbox);
+      if (state.turn.status === 'cancelled') return closeCancelled(state);
       const decision = decide(state, job.id as string);
       // After a dispatch, once the turn waits for the user, or after a model step that sent a
       // tool or ended the turn, the next decision is always "wait": stop without reading the turn again. A transition that lost a race (false)
@@ -119,6 +122,16 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
       }
     }
     throw new Error(`turn ${turnId} took more than ${MAX_DECISIONS_PER_JOB} decisions in one job`);
+  }
+
+  /**
+   * A turn cancelled while one of its tools ran ended without its `done` (continue-and-cancel.ts):
+   * the `advance` that tool's end queues sends it, after the tool's own events. Any other job
+   * that finds the turn cancelled may send it again: a stream takes nothing after its `done`.
+   */
+  async function closeCancelled({ turn, tasks }: TurnState): Promise<void> {
+    if (tasks.some((task) => task.status === 'in_progress')) return;
+    await outbox.publish(turn.id, turn.origin, [outboxEvent({ type: 'done', status: 'cancelled' }, `${turn.id}:done`)]);
   }
 
   const processor = jobProcessor('agent-turns', {
