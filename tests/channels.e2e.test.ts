@@ -364,6 +364,26 @@ describe('WhatsApp', () => {
     ]);
   });
 
+  it("answers a disabled account's button press with the disabled reply alone", async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'make folder Faro'))).status).toBe(200);
+    const question = await system.waitFor(() => graph.received(waId)[0], 'the approval request');
+    const [approve] = question.body.interactive.action.buttons as { reply: { id: string } }[];
+    const [turn] = await turnsOf('whatsapp', waId);
+    const admin = new Api(system.url, system.adminToken);
+    expect((await admin.patch(`/v1/admin/users/${turn?.user_id}`, { disabled: true })).status).toBe(200);
+
+    expect((await postWhatsApp(waButtonPress(waId, approve?.reply.id as string))).status).toBe(200);
+    expect((await postWhatsApp(waText(waId, 'barrier'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 3, 'both replies');
+    const [pressReply, barrierReply] = graph
+      .received(waId)
+      .slice(1)
+      .map((r) => r.body.text?.body as string);
+    expect(pressReply).toContain('disabled');
+    expect(barrierReply).toBe(pressReply);
+  });
+
   it('replies "not supported" to an image and creates no turn', async () => {
     const waId = `55119${nextId()}`;
     const payload = JSON.parse(waText(waId, 'x'));

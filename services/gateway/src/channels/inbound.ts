@@ -35,6 +35,8 @@ export interface InboundResult {
   rowId: string;
   /** The delivery was accepted before: it produces nothing new (docs/channels.md#webhooks). */
   redelivered: boolean;
+  /** It got a reply of its own (a disabled account's, say), sent by then. */
+  replied: boolean;
   decision?: ChannelDecision;
   /** How applying the decision went; undefined when the message carried none. */
   decided?: ControlOutcome;
@@ -74,6 +76,7 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
   return {
     rowId: accepted.rowId,
     redelivered,
+    replied: outcome.reply !== null,
     ...(outcome.decision ? { decision: outcome.decision } : {}),
     ...(decided ? { decided } : {}),
   };

@@ -60,11 +60,11 @@ export interface WhatsAppWebhookSettings {
 /**
  * WhatsApp has no toast for a button press, so one that changed nothing (already answered,
  * expired, someone else's) is answered with a short message, once: a redelivery was answered
- * the first time.
+ * the first time, and a press that got a reply of its own (a disabled account's) needs no other.
  */
 async function answerRefusedPress(runtime: Runtime, message: InboundMessage, result: InboundResult): Promise<void> {
   const refused = refusedPress(result);
-  if (refused === undefined || result.redelivered) return;
+  if (refused === undefined || result.redelivered || result.replied) return;
   await addJob(runtime.queues, 'deliveries', 'reply', { to: message.replyTo, text: refused }, { jobId: jobId('refused', result.rowId) });
 }
 
