@@ -148,6 +148,21 @@ describe('if_busy on POST /v1/messages', () => {
     held.release('hold interrupt');
   });
 
+  it('interrupt cancels the queued turns too, and the new turn reads their messages', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Quinn' });
+    const running = await user.send('hold before queued');
+    await waitFor(() => held.isHeld('hold before queued'), 'the first model call');
+    const queued = await post(user, 'and this too');
+    const interrupting = await post(user, 'never mind', 'interrupt');
+    expect(await doneOf(user, queued.body.turn_id)).toMatchObject({ status: 'cancelled' });
+    const events = await user.events(interrupting.body.turn_id);
+    expect(events.find((e) => e.event === 'message')?.data.content).toBe('echo: hold before queued | and this too | never mind');
+    held.release('hold before queued');
+    expect(await doneOf(user, running.turn_id)).toMatchObject({ status: 'cancelled' });
+    const stored = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
+    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hold before queued', 'and this too', 'never mind']);
+  });
+
   it('interrupt lets a started tool finish and skips the pending ones', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Iris', preferences: { autonomous_mode: true } });
     const old = await user.send('two sluggish folders');

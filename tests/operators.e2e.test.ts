@@ -223,6 +223,16 @@ describe('API keys', () => {
     expect((await user.get('/v1/me')).status).toBe(200);
   });
 
+  it('holds a user to 50 keys, even when the requests for them come together', async () => {
+    const user = await api.createUser(system.adminToken);
+    const answers = await Promise.all(Array.from({ length: 55 }, () => user.post('/v1/api-keys', {})));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(49);
+    expect(answers.filter((answer) => answer.status !== 201).map((answer) => answer.body.error.code)).toEqual(
+      Array(6).fill('too_many_keys'),
+    );
+    expect((await user.get('/v1/api-keys')).body).toHaveLength(50);
+  });
+
   it('answers requests sent together (their keys read together) each as its own user, a revoked or unknown key refused', async () => {
     const [ann, bob] = await Promise.all([api.createUser(system.adminToken), api.createUser(system.adminToken)]);
     const spare = await ann.post('/v1/api-keys', { name: 'spare' });

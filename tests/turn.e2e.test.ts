@@ -138,8 +138,21 @@ describe('a turn through the model', () => {
 
     const replay = await user.events(turnId);
     expect(replay.map((event) => event.id)).toEqual(all.map((event) => event.id));
+    // Opaque ids increase compared as text, as a client would compare them.
+    const ids = all.map((event) => event.id);
+    expect([...ids].sort()).toEqual(ids);
     // EventSource reconnects with the id of `done` after the stream closes: nothing more, and it ends.
     expect(await user.events(turnId, { lastEventId: all.at(-1)?.id, timeoutMs: 5_000 })).toEqual([]);
+  });
+
+  it('resumes a client naming an id past the stream from its last event, and still closes after done', async () => {
+    const user = await autonomousUser();
+    plan = () => ({ content: 'A slow hello to you.', delayMs: 1_000 });
+    const { turn_id: turnId } = await user.send('hello slowly');
+    const started = await user.events(turnId, { until: (event) => event.event === 'turn_started' });
+    const rest = await user.events(turnId, { lastEventId: '99999999999999-0', timeoutMs: 10_000 });
+    expect(types(rest).at(-1)).toBe('done');
+    expect(rest[0]?.data.seq).toBe((started.at(-1)?.data.seq as number) + 1);
   });
 
   it('retries a tool that fails once, and completes it', async () => {

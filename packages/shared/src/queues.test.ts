@@ -24,6 +24,18 @@ describe('enqueueing', () => {
     );
   });
 
+  it('gives a chat message, which waits for its provider, retries spanning hours too', async () => {
+    const add = jest.fn(() => Promise.resolve());
+    const queues = { deliveries: { add } as unknown as Queue } as Pick<Queues, 'deliveries'>;
+    const to = { channel: 'telegram', chat_id: '42' } as const;
+    await addJob(queues, 'deliveries', 'reply', { to, text: 'Linked.' }, { jobId: `reply.${sessionId}` });
+    expect(add).toHaveBeenCalledWith(
+      'reply',
+      { to, text: 'Linked.' },
+      { attempts: 16, backoff: { type: 'exponential', delay: 1_000 }, jobId: `reply.${sessionId}` },
+    );
+  });
+
   it('refuses a payload its worker would reject, before it reaches Redis', async () => {
     const add = jest.fn(() => Promise.resolve());
     const queues = { 'session-digests': { add } as unknown as Queue } as Pick<Queues, 'session-digests'>;

@@ -66,14 +66,22 @@ export async function addStoredJob<Q extends QueueName>(
   await queues[queue].add(name, data, { ...LONGER_RETRIES[`${queue}:${name}`], ...options });
 }
 
+/** Sixteen attempts from 1 s, doubling: about 9 hours. */
+const THROUGH_AN_OUTAGE: JobsOptions = { attempts: 16, backoff: { type: 'exponential', delay: 1_000 } };
+
 /**
- * Jobs that retry for longer than the queue's default, by `<queue>:<name>`. A session's digest
- * waits for the model: through an outage of more than a few seconds it would run out of
- * attempts, and a session nobody writes to again (or one reset) would never be digested. Sixteen
- * attempts from 1 s, doubling, span about 9 hours.
+ * Jobs that retry for longer than the queue's default, by `<queue>:<name>`: those that wait for
+ * a service outside the system, which may be down for longer than the default's few seconds.
+ * A session's digest waits for the model: a session nobody writes to again (or one reset) would
+ * never be digested. A chat message waits for Telegram or WhatsApp: an answer, a reply or a
+ * reminder would be lost (a provider's refusal, a 4xx other than 429, is not retried at all).
+ * A voice note's transcription keeps the default: its sender gets an apology when it runs out.
  */
 const LONGER_RETRIES: Partial<Record<string, JobsOptions>> = {
-  'session-digests:digest': { attempts: 16, backoff: { type: 'exponential', delay: 1_000 } },
+  'session-digests:digest': THROUGH_AN_OUTAGE,
+  'deliveries:turn-event': THROUGH_AN_OUTAGE,
+  'deliveries:reply': THROUGH_AN_OUTAGE,
+  'deliveries:notify': THROUGH_AN_OUTAGE,
 };
 
 /** BullMQ refuses ':' and integer-only custom ids; ours are `<kind>.<uuid>`. */

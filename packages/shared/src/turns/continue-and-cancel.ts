@@ -61,12 +61,22 @@ export async function cancelTurn(db: Db, input: { userId: string; turnId: string
  * cancelTurn inside the caller's transaction (an interrupting message cancels and queues at once).
  * The turn ends here and frees its lane, but a tool already started finishes and records its
  * result: its events come after the skipped tasks', and the `advance` its end queues sends the
- * turn's `done` (turn.worker.ts), so the stream closes with every task settled.
+ * turn's `done` (turn.worker.ts), so the stream closes with every task settled. What the user
+ * said stays in the conversation, answered or not: a turn that never started puts its messages
+ * there now (those of a running turn went in when it started).
  */
 export async function cancelTurnIn(client: DbClient, turnId: string, userId?: string): Promise<ControlOutcome> {
   const turn = await lockTurn(client, turnId, userId);
   if (!turn) return 'not_found';
   if (isFinal(turn.status)) return 'conflict';
+  if (turn.status === 'queued') {
+    await client.query(
+      `INSERT INTO messages (session_id, turn_id, role, content)
+       SELECT t.session_id, t.id, 'user', m.text FROM turns t, unnest(ARRAY[t.input] || t.merged_inputs) WITH ORDINALITY AS m(text, n)
+       WHERE t.id = $1 AND t.started_at IS NULL ORDER BY m.n`,
+      [turn.id],
+    );
+  }
   const skipped = await skipOpenTasks(client, turn, 'The turn was cancelled; this was not done.');
   const running = await client.query(`SELECT 1 FROM tasks WHERE turn_id = $1 AND status = 'in_progress' LIMIT 1`, [turn.id]);
   await finish(client, turn, 'cancelled', skipped, { done: running.rowCount === 0 });

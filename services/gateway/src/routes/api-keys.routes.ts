@@ -90,8 +90,13 @@ export function apiKeyRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router 
   });
 }
 
-/** The user's live keys, locked: two concurrent revocations cannot both pass the last-key check. */
+/**
+ * The user's live keys, under the user row's lock: two concurrent revocations cannot both pass
+ * the last-key check, nor two creations the limit (locking the keys alone would not hold back a
+ * key inserted meanwhile).
+ */
 async function liveKeys(client: DbClient, userId: string): Promise<string[]> {
+  await client.query('SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
   const found = await client.query<{ id: string }>(
     'SELECT id FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id FOR UPDATE',
     [userId],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClientRedis, createLogger, createWorkerRedis, EventWriter, type Redis, type TurnEventInput } from '@assistant/shared';
-import { EventHub, type StreamedEvent } from './event-hub';
+import { EventHub, sseId, type StreamedEvent } from './event-hub';
 
 const prefix = `${process.env.QUEUE_PREFIX}-hub-${randomUUID().slice(0, 8)}`;
 let writerRedis: Redis;
@@ -103,5 +103,19 @@ describe('EventHub', () => {
     await watcher.until(2);
     expect(texts(watcher.got)).toEqual(['missed', 'next']);
     stop();
+  });
+});
+
+describe('sseId', () => {
+  it('gives ids that increase compared as text, and that Redis reads back as the same entry', async () => {
+    const ids = ['1795618073154-9', '1795618073154-10', '1795618073154-99', '1795618073154-100', '1795618073155-0'].map(sseId);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[1]).toBe('1795618073154-000010');
+    const stream = `${prefix}:sse-id`;
+    await writerRedis.xadd(stream, '1795618073154-9', 'n', '1');
+    await writerRedis.xadd(stream, '1795618073154-10', 'n', '2');
+    const after = (await reader.xrange(stream, `(${ids[0]}`, '+')) as [string, string[]][];
+    expect(after.map(([id]) => id)).toEqual(['1795618073154-10']);
+    await writerRedis.del(stream);
   });
 });

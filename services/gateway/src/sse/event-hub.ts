@@ -27,6 +27,15 @@ export function compareIds(a: string, b: string): number {
 export const STREAM_ID = /^\d+-\d+$/;
 
 /**
+ * An entry's id as the client gets it: the sequence part padded to six digits, so that ids
+ * increase compared as text too (`…-9` before `…-10`). Redis reads it back as the same id.
+ */
+export function sseId(entryId: string): string {
+  const dash = entryId.indexOf('-');
+  return `${entryId.slice(0, dash + 1)}${entryId.slice(dash + 1).padStart(6, '0')}`;
+}
+
+/**
  * Relays turn events from Redis to SSE clients. The stream of each turn is the truth; pub/sub is
  * a doorbell that carries the batch just appended, after the id of the entry before it. When
  * every client of the turn is at or past that id, the batch is delivered as it came; otherwise
@@ -125,6 +134,17 @@ export class EventHub {
         }
       }
     }
+  }
+
+  /**
+   * Where a client that says it is at `lastId` resumes: there, or at the stream's last entry
+   * when it names a later one (no such id was ever sent, so nothing past it would come), or at
+   * the start when the stream has none yet.
+   */
+  async resumeFrom(turnId: string, lastId: string): Promise<string> {
+    const last = (await this.reader.xrevrange(eventKeys(this.prefix, turnId).stream, '+', '-', 'COUNT', 1)) as StreamEntry[];
+    const end = last[0]?.[0] ?? '0-0';
+    return compareIds(lastId, end) > 0 ? end : lastId;
   }
 
   /**

@@ -7,7 +7,7 @@ import { HttpError, notFound } from '../http/errors';
 import { defineRoutes } from '../openapi/api-route';
 import { turnId } from '../routes/turns.routes';
 import { ErasedStreams } from './erased-streams';
-import { STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
+import { sseId, STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
 import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
 /** Open SSE responses, so a shutdown can end them (clients reconnect elsewhere with Last-Event-ID). */
@@ -54,7 +54,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       if (turn?.user_id !== userId) throw notFound('turn');
 
       const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
-      const lastId = STREAM_ID.test(requested) ? requested : '0-0';
+      const lastId = STREAM_ID.test(requested) ? await hub.resumeFrom(turnId, requested) : '0-0';
       const slot = await slots.acquire(userId);
       if (!slot.granted) {
         throw new HttpError(
@@ -94,7 +94,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       const forget = erased.add(turnId, close);
       const deliver = (event: StreamedEvent) => {
         if (closed) return;
-        res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
+        res.write(`id: ${sseId(event.id)}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
         if (event.type === 'done') close();
       };
       const heartbeat = setInterval(() => {
