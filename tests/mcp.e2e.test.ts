@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once as onceEvent } from 'node:events';
+import http from 'node:http';
 import path from 'node:path';
 import { McpCatalog, Redis } from '@assistant/shared';
 import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
@@ -11,7 +12,8 @@ import { waitFor } from '../scripts/lib/wait-for';
 /**
  * Tools from MCP servers (docs/tools.md#mcp-tools), through the real processes: server-everything from npm
  * over stdio (`everything`) and over Streamable HTTP (`remote`), the tests' own notes server
- * (`notes`, UUIDs in its results) and a server whose command does not exist (`broken`).
+ * (`notes`, UUIDs in its results), a server whose command does not exist (`broken`) and one that
+ * takes connections but never answers (`silent`).
  */
 const EVERYTHING = path.resolve(__dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const TOOL_TIMEOUT_MS = 3_000;
@@ -20,6 +22,7 @@ const notes = new NotesMcpServer();
 const system = new TestSystem();
 let remote: ChildProcess;
 let remotePort: number;
+const silent = http.createServer(() => undefined);
 let api: Api;
 
 /** server-everything over Streamable HTTP on `remotePort`, once it listens. */
@@ -43,6 +46,8 @@ const once = (name: string, args: Record<string, unknown>) => (body: Parameters<
 beforeAll(async () => {
   await model.start();
   await notes.start();
+  silent.listen(0, '127.0.0.1');
+  await onceEvent(silent, 'listening');
   remotePort = await freePort();
   await startRemote();
 
@@ -66,6 +71,7 @@ beforeAll(async () => {
     'crash:': once('notes__slow_write', { label: 'crash' }),
     'bad args:': once('everything__get-sum', { a: 'two' }),
     'broken:': once('broken__anything', {}),
+    'silent:': once('silent__anything', {}),
     'note:': (body, index) => {
       const results = body.messages.filter((message) => message.role === 'tool');
       if (results.length === 0) return call('notes__create_note', { title: 'Groceries' })();
@@ -83,6 +89,7 @@ beforeAll(async () => {
         { name: 'remote', url: `http://127.0.0.1:${remotePort}/mcp` },
         { name: 'notes', url: notes.url, headers: { 'x-test': 'notes' } },
         { name: 'broken', command: '/nonexistent/mcp-server' },
+        { name: 'silent', url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/mcp` },
       ]),
     },
   });
@@ -99,6 +106,8 @@ afterAll(async () => {
   if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
   await system.stop();
   remote?.kill('SIGTERM');
+  silent.closeAllConnections();
+  silent.close();
   await notes.stop();
   await model.stop();
 });
@@ -246,6 +255,15 @@ describe('a server that cannot start', () => {
     expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
     expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
   });
+
+  it('fails a call to a server that never answers its handshake with a clear result, and the turn goes on', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { turn_id: turnId } = await user.send('silent: try it');
+    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
+    expect(String(find(asked, 'tool_failed')?.error)).toContain('The MCP server "silent" is not available right now');
+    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
+    expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+  });
 });
 
 describe('IDs', () => {
@@ -317,5 +335,16 @@ describe('a server that goes away', () => {
     }
     const { events } = await user.converse('remote sum: now that it is back');
     expect(JSON.parse(String(find(events, 'tool_complete')?.result))).toMatchObject({ success: true, message: 'The sum of 4 and 5 is 9.' });
+  });
+
+  it('sends the first call after an HTTP server restarted on a new session: it works at once, whatever the tool', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    expect(find((await user.converse('toggle: before the restart')).events, 'tool_complete')).toBeDefined();
+    remote.kill('SIGTERM');
+    await onceEvent(remote, 'exit');
+    await startRemote();
+    // The tool worker still holds the old session: the server refuses its next call (400 here) without running it.
+    const { events } = await user.converse('toggle: right after the restart');
+    expect(types(events).filter((type) => type.startsWith('tool_'))).toEqual(['tool_start', 'tool_complete']);
   });
 });

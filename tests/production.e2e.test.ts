@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import net from 'node:net';
 import type pg from 'pg';
 import { Api, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
@@ -84,6 +85,51 @@ describe('when Redis restarts', () => {
     } finally {
       await system.stop();
       redis.kill('SIGKILL');
+    }
+  });
+});
+
+describe('when PostgreSQL drops the connections', () => {
+  /** A TCP proxy in front of the test database whose open connections can be cut (new ones still pass). */
+  const sockets = new Set<net.Socket>();
+  const proxy = net.createServer((client) => {
+    const target = new URL(process.env.DATABASE_URL as string);
+    const server = net.connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, server]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
+    }
+    client.pipe(server).pipe(client);
+  });
+  const cut = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+
+  it('loses no process that holds a connection in a transaction: the tool runs again and is done once', async () => {
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    const system = await new TestSystem().start({ env: { OPENAI_BASE_URL: model.url, DATABASE_URL: url.toString() } });
+    try {
+      const user = await autonomous(new Api(system.url), system);
+      const { turn_id: turnId } = await user.send('folder: Drowsy cut');
+      // The tool's transaction is open (its insert sleeps in the database) when every connection drops.
+      await waitFor(
+        async () =>
+          (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`)).rowCount === 1,
+        'the tool inside its transaction',
+      );
+      cut();
+      const events = await user.events(turnId);
+      expect(events.at(-1)?.data.status).toBe('completed');
+      expect(alive(system)).toBe(true);
+      const folders = await db.query('SELECT 1 FROM folders WHERE user_id = $1', [user.userId]);
+      expect(folders.rowCount).toBe(1);
+      expect(system.logs.join('')).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    } finally {
+      await system.stop();
+      proxy.close();
+      cut();
     }
   });
 });

@@ -77,10 +77,15 @@ export function createDb(databaseUrl: string, options: { max?: number; applicati
       return socket;
     },
   });
-  // An idle client losing its connection (a PostgreSQL restart) must not crash the process:
-  // the pool drops it and opens a new one on the next query.
+  // A client losing its connection (a PostgreSQL restart, a network cut) must not crash the
+  // process. An idle one is the pool's to drop (its 'error'); one checked out has no listener of
+  // the pool's while it is out, so each client gets its own: the query in flight fails with the
+  // error, which its caller handles, and the pool drops the client when it comes back.
   pool.on('error', () => undefined);
-  pool.on('connect', prepareStatements);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    prepareStatements(client);
+  });
   return pool;
 }
 

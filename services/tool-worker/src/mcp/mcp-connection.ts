@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isStdioServer, stripUuids, type Logger, type McpCatalog, type McpServerConfig } from '@assistant/shared';
 import { toMcpTool, type McpTool } from './mcp-schemas';
 
@@ -18,7 +20,8 @@ export class McpUnavailableError extends Error {}
 /**
  * One MCP server, kept connected by the tool worker: it connects in the background (start-up never
  * waits for it), lists the tools again on `notifications/tools/list_changed`, publishes what it
- * knows to the catalog, and after a failure reconnects with backoff.
+ * knows to the catalog, and after a failure reconnects with backoff, or at once when a call
+ * needs it (`ready`).
  */
 export class McpConnection {
   private client?: Client;
@@ -28,7 +31,8 @@ export class McpConnection {
   private timer?: NodeJS.Timeout;
   private closed = false;
   private readonly handled = new WeakSet<Client>();
-  private firstAttempt: Promise<void> = Promise.resolve();
+  /** The connection attempt under way, if any: every caller waits for the same one. */
+  private connecting?: Promise<void>;
 
   constructor(
     readonly config: McpServerConfig,
@@ -45,12 +49,19 @@ export class McpConnection {
   }
 
   start(): void {
-    this.firstAttempt = this.connect();
+    void this.reconnect();
   }
 
-  /** Resolves once the first connection attempt has ended either way, so a fresh worker's first call does not fail needlessly. */
-  async settled(): Promise<void> {
-    await this.firstAttempt;
+  /**
+   * Resolves once connected, or once `timeoutMs` have passed: a reconnect still waiting out its
+   * backoff starts now, so a call right after a server restarted (or a worker started) does
+   * not fail needlessly, and one to a server that never answers waits no longer than its tool.
+   */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.client || this.closed) return;
+    const waited = new AbortController();
+    await Promise.race([this.reconnect(), sleep(timeoutMs, undefined, { signal: waited.signal }).catch(() => undefined)]);
+    waited.abort();
   }
 
   /** The live tool, or undefined; `problem` says why a known server cannot take calls now. */
@@ -60,18 +71,31 @@ export class McpConnection {
     return found ? { tool: found } : { problem: `The MCP server "${this.name}" has no tool named "${tool}".` };
   }
 
-  /** Calls a tool; the signal cancels the request on the server too (MCP `notifications/cancelled`). */
+  /**
+   * Calls a tool; the signal cancels the request on the server too (MCP `notifications/cancelled`).
+   * A Streamable HTTP server that no longer knows our session (it restarted) refuses the request
+   * without running anything: 404 as the specification says, 400 from servers built on the SDK's
+   * examples. The call is then sent once more on a new session, whatever the tool.
+   */
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallToolResult> {
-    const client = this.client;
-    if (!client) throw new McpUnavailableError(`the MCP server "${this.name}" is not connected (${this.lastError})`);
-    try {
-      // The SDK's own timeout is a backstop; ours (the signal) fires first and is the one reported.
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs + 5_000 })) as CallToolResult;
-    } catch (error) {
-      if (signal.aborted || (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed)) throw error;
-      // Anything else is the connection failing under us: start over with a fresh one.
-      this.lost(client, error);
-      throw new McpUnavailableError(`the connection to the MCP server "${this.name}" failed: ${describe(error)}`);
+    for (let sent = 1; ; sent++) {
+      const client = this.client;
+      if (!client) throw new McpUnavailableError(`the MCP server "${this.name}" is not connected (${this.lastError})`);
+      try {
+        // The SDK's own timeout is a backstop; ours (the signal) fires first and is the one reported.
+        return (await client.callTool({ name: tool, arguments: args }, undefined, {
+          signal,
+          timeout: timeoutMs + 5_000,
+        })) as CallToolResult;
+      } catch (error) {
+        if (signal.aborted || (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed)) throw error;
+        // Anything else is the connection failing under us: start over with a fresh one.
+        this.lost(client, error);
+        if (sent > 1 || !(error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400))) {
+          throw new McpUnavailableError(`the connection to the MCP server "${this.name}" failed: ${describe(error)}`);
+        }
+        await this.ready(timeoutMs);
+      }
     }
   }
 
@@ -81,6 +105,13 @@ export class McpConnection {
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
+  }
+
+  /** Connects now, unless an attempt is already under way: then answers that one. */
+  private reconnect(): Promise<void> {
+    clearTimeout(this.timer);
+    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    return this.connecting;
   }
 
   private async connect(): Promise<void> {
@@ -162,7 +193,7 @@ export class McpConnection {
     clearTimeout(this.timer);
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.failures);
     this.failures += 1;
-    this.timer = setTimeout(() => void this.connect(), delay);
+    this.timer = setTimeout(() => void this.reconnect(), delay);
     this.timer.unref();
   }
 

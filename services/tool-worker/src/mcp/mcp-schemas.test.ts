@@ -1,4 +1,4 @@
-import { schemaProblems, toMcpTool } from './mcp-schemas';
+import { acceptedArguments, schemaProblems, toMcpTool } from './mcp-schemas';
 
 describe('toMcpTool', () => {
   it('names the tool <server>__<tool>, keeps its schema and reads its annotations', () => {
@@ -40,5 +40,29 @@ describe('toMcpTool', () => {
     expect(toMcpTool('files', { name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } }).problem).toContain(
       'invalid input schema',
     );
+  });
+});
+
+describe('acceptedArguments', () => {
+  const { tool } = toMcpTool('notes', {
+    name: 'find',
+    inputSchema: {
+      type: 'object',
+      properties: { query: { type: 'string' }, limit: { type: 'integer' }, due: { type: ['string', 'null'] } },
+      required: ['query'],
+    },
+  });
+  const validate = tool?.validate as Parameters<typeof acceptedArguments>[0];
+
+  it('takes an optional argument sent as null as left out, and keeps a null the schema accepts', () => {
+    expect(acceptedArguments(validate, { query: 'milk', limit: null })).toEqual({ query: 'milk' });
+    expect(acceptedArguments(validate, { query: 'milk', due: null })).toEqual({ query: 'milk', due: null });
+  });
+
+  it('refuses what is wrong either way, with the reason', () => {
+    expect(acceptedArguments(validate, { query: null })).toBeUndefined();
+    expect(schemaProblems(validate)).toBe("arguments: must have required property 'query'");
+    expect(acceptedArguments(validate, { query: 'milk', limit: 'ten' })).toBeUndefined();
+    expect(schemaProblems(validate)).toBe('limit: must be integer');
   });
 });

@@ -47,6 +47,19 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
   };
 }
 
+/**
+ * The arguments as the tool's schema accepts them: as given, or else without their `null`s,
+ * which models send for arguments they leave out (docs/tools.md); undefined when neither passes,
+ * with `validate.errors` telling why.
+ */
+export function acceptedArguments(validate: ValidateFunction, args: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (validate(args)) return args;
+  const given = Object.entries(args).filter(([, value]) => value !== null);
+  if (given.length === Object.keys(args).length) return undefined;
+  const withoutNulls = Object.fromEntries(given);
+  return validate(withoutNulls) ? withoutNulls : undefined;
+}
+
 /** `a: must be number; (arguments): must have required property 'b'`: ajv's errors for the model. */
 export function schemaProblems(validate: ValidateFunction): string {
   return (validate.errors ?? [])

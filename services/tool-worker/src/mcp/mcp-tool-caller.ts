@@ -6,7 +6,7 @@ import type { McpConnection } from './mcp-connection';
 import type { McpHub } from './mcp-hub';
 import { McpRefs } from './mcp-refs';
 import { capText, MCP_RESULT_MAX_CHARS, resultText, toToolResult } from './mcp-result';
-import { schemaProblems } from './mcp-schemas';
+import { acceptedArguments, schemaProblems } from './mcp-schemas';
 
 /** A tool only gets a second attempt when its server says a repeat is harmless (docs/tools.md#mcp-tools). */
 const IDEMPOTENT_ATTEMPTS = 2;
@@ -35,7 +35,10 @@ export class McpToolCaller {
     const server = mcpServerOf(task.tool_name) as string;
     const toolName = task.tool_name.slice(server.length + 2);
     const connection = this.hub.get(server) as McpConnection;
-    await connection.settled();
+    const timeoutMs = this.runtime.config.TOOL_TIMEOUT_MS;
+    // Waiting for the connection, here and before each attempt, takes at most TOOL_TIMEOUT_MS in all.
+    const connectBy = Date.now() + timeoutMs;
+    await connection.ready(timeoutMs);
     const live = connection.find(toolName);
     const known = live.tool?.entry ?? (await this.runtime.mcp.tools()).find((entry) => entry.name === task.tool_name);
     const idempotent = known?.idempotent === true;
@@ -53,16 +56,19 @@ export class McpToolCaller {
       if (error instanceof ToolInputError) return invalid(error.toResult());
       throw error;
     }
-    if (live.tool && !live.tool.validate(args)) {
-      const problems = stripUuids(schemaProblems(live.tool.validate));
-      return invalid(fail(`Invalid arguments for ${task.tool_name}: ${problems}.`, 'Fix these arguments and call the tool again.'));
+    if (live.tool) {
+      const accepted = acceptedArguments(live.tool.validate, args);
+      if (!accepted) {
+        const problems = stripUuids(schemaProblems(live.tool.validate));
+        return invalid(fail(`Invalid arguments for ${task.tool_name}: ${problems}.`, 'Fix these arguments and call the tool again.'));
+      }
+      args = accepted;
     }
     if (!live.tool && connection.connected) return invalid(fail(live.problem as string, 'Call one of the tools you were given.'));
-    const timeoutMs = this.runtime.config.TOOL_TIMEOUT_MS;
     return {
       maxAttempts: idempotent ? IDEMPOTENT_ATTEMPTS : 1,
       timeoutMs,
-      attempt: () => this.attempt(task, connection, toolName, args, refs, timeoutMs, finish),
+      attempt: () => this.attempt(task, connection, toolName, args, refs, timeoutMs, connectBy, finish),
     };
   }
 
@@ -73,8 +79,11 @@ export class McpToolCaller {
     args: Record<string, unknown>,
     refs: McpRefs,
     timeoutMs: number,
+    connectBy: number,
     finish: FinishTask,
   ): Promise<Attempt> {
+    // A retry after the connection failed reconnects now rather than after the backoff.
+    await connection.ready(connectBy - Date.now());
     const live = connection.find(toolName);
     if (!live.tool) return { kind: 'error', message: live.problem as string };
     // Durable before the request leaves: a worker that dies from here on leaves a call that may have happened.
