@@ -15,6 +15,8 @@ let db: pg.Pool;
 let removeFaults: () => Promise<void>;
 let api: Api;
 
+const CUT_ANSWER = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+
 beforeAll(async () => {
   await model.start();
   db = testDb();
@@ -53,6 +55,11 @@ beforeAll(async () => {
     'refused:': () => ({ status: 400, content: 'model not found' }),
     'flaky model:': (_body, index) => (index % 2 === 0 ? { status: 503, content: 'overloaded' } : { content: 'made it' }),
     'down:': () => ({ status: 500, content: 'upstream broke' }),
+    'cut model:': (body) =>
+      // The first call for the message breaks off after eight chunks; the next one answers whole.
+      model.requests.filter((request) => userText(request.body) === userText(body)).length === 1
+        ? { content: CUT_ANSWER, chunkSize: 3, breakAfterChunks: 8 }
+        : { content: CUT_ANSWER, chunkSize: 3 },
   });
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
   api = new Api(system.url);
@@ -231,6 +238,16 @@ describe('model failures', () => {
     expect(types(events).slice(-2)).toEqual(['error', 'done']);
     expect(events.at(-2)?.data).toMatchObject({ code: 'model_error' });
     expect(events.at(-1)?.data.status).toBe('failed');
+  });
+
+  it('streams the answer once when the model breaks off in mid-answer and is called again', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { events } = await user.converse('cut model: tell me a story');
+    expect(model.requests.filter((request) => userText(request.body) === 'cut model: tell me a story')).toHaveLength(2);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect(events.find((event) => event.event === 'message')?.data.content).toBe(CUT_ANSWER);
+    const deltas = events.filter((event) => event.event === 'token').map((event) => String(event.data.delta));
+    expect(deltas.join('')).toBe(CUT_ANSWER);
   });
 
   it('retries a model that fails for a moment, and one that keeps failing ends the turn failed with model_error', async () => {

@@ -16,6 +16,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Answers with this HTTP status and an error body instead. */
   status?: number;
+  /** Cuts the connection after this many content chunks, as a network failure in mid-answer would. */
+  breakAfterChunks?: number;
   /** The usage reported when the request asks for it; by default about a token per 4 characters, none cached. */
   usage?: FakeUsage;
 }
@@ -113,7 +115,15 @@ export class FakeModel extends LocalHttpServer {
     chunk({ role: 'assistant', content: '' });
     const content = reply.content ?? '';
     const size = reply.chunkSize ?? 4;
-    for (let i = 0; i < content.length; i += size) chunk({ content: content.slice(i, i + size) });
+    for (let i = 0; i < content.length; i += size) {
+      if (reply.breakAfterChunks !== undefined && i / size >= reply.breakAfterChunks) {
+        record.endedAt = Date.now();
+        // Once what was sent has left: the client got those chunks, then loses the connection.
+        res.write('', () => res.destroy());
+        return;
+      }
+      chunk({ content: content.slice(i, i + size) });
+    }
     (reply.toolCalls ?? []).forEach((call, i) => {
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
       chunk({

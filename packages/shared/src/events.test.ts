@@ -66,4 +66,20 @@ describe('EventWriter', () => {
 
     expect(await redis.hgetall(metricsKey)).toEqual({ model_calls: '1', tokens: '250', 'turns{status="completed"}': '1' });
   });
+
+  it("reads back the text of the tokens at the stream's end, those of the model call under way", async () => {
+    const turnId = randomUUID();
+    expect(await writer.trailingTokens(turnId)).toBe('');
+    await writer.emitMany(turnId, [
+      { event: token('earlier step') },
+      { event: { type: 'task_update', task_id: 'task_1', status: 'completed' } },
+    ]);
+    expect(await writer.trailingTokens(turnId)).toBe('');
+    const deltas = Array.from({ length: 1_200 }, (_, i) => `${i} `);
+    await writer.emitMany(
+      turnId,
+      deltas.map((delta) => ({ event: token(delta) })),
+    );
+    expect(await writer.trailingTokens(turnId)).toBe(deltas.join(''));
+  });
 });

@@ -166,7 +166,28 @@ export class EventWriter {
       return id;
     });
   }
+
+  /**
+   * The text of the `token` events at the end of a turn's stream: what a model call streamed
+   * before it failed, so that the call made again streams only what comes after it.
+   */
+  async trailingTokens(turnId: string): Promise<string> {
+    const { stream } = eventKeys(this.prefix, turnId);
+    const deltas: string[] = [];
+    for (let end = '+'; ;) {
+      const page = (await this.redis.xrevrange(stream, end, '-', 'COUNT', TOKEN_PAGE)) as StreamEntry[];
+      for (const [id, fields] of page) {
+        if (fields[fields.indexOf('type') + 1] !== 'token') return deltas.reverse().join('');
+        deltas.push((JSON.parse(fields[fields.indexOf('data') + 1] ?? '{}') as { delta?: string }).delta ?? '');
+        end = `(${id}`;
+      }
+      if (page.length < TOKEN_PAGE) return deltas.reverse().join('');
+    }
+  }
 }
+
+/** Stream entries read per round trip by trailingTokens. */
+const TOKEN_PAGE = 500;
 
 /** A stream entry as read back by XRANGE: [id, [field, value, …]]. */
 export type StreamEntry = [id: string, fields: string[]];

@@ -81,11 +81,15 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     const { user } = input;
     if (await stopAtBudget(deps.machine.db, user.allowance, state)) return undefined;
     const messages = buildModelMessages(turn, input, documents, deps.historyTokenBudget, mcpTools);
-    const tokens = new TokenStream((deltas) =>
-      deps.events.emitMany(
-        turn.id,
-        deltas.map((delta) => ({ event: { type: 'token' as const, delta } })),
-      ),
+    // A call this job claimed before (its earlier run failed or died) may have streamed a part already.
+    const streamed = turn.claim === null ? '' : await deps.events.trailingTokens(turn.id);
+    const tokens = new TokenStream(
+      (deltas) =>
+        deps.events.emitMany(
+          turn.id,
+          deltas.map((delta) => ({ event: { type: 'token' as const, delta } })),
+        ),
+      streamed.length,
     );
     const response = await measuredCall(deps, {
       model: allowedModel(deps, turn.model),

@@ -27,6 +27,14 @@ describe('TokenStream', () => {
     ]);
   });
 
+  it('skips what an earlier attempt of the call streamed, so the deltas add up to the answer once', async () => {
+    const written: string[] = [];
+    const stream = new TokenStream(async (deltas) => void written.push(...deltas), 'Hello, wo'.length);
+    for (const delta of ['Hel', 'lo, ', 'wor', 'ld', '!']) stream.push(delta);
+    await stream.drain();
+    expect(written).toEqual(['r', 'ld', '!']);
+  });
+
   it('reports a failed write when drained', async () => {
     const stream = new TokenStream(() => Promise.reject(new Error('redis down')));
     stream.push('x');

@@ -4,16 +4,23 @@
  * batch, each still its own event), and so do the deltas of one network read (a write starts on
  * the next turn of the event loop, after the response's chunks at hand are parsed). A fast model
  * then costs a write per round trip instead of one per chunk, and a slow one still streams each
- * chunk at once.
+ * chunk at once. A call made again after a failure skips the characters its first attempt
+ * streamed (`streamed`), so the deltas still add up to the answer once.
  */
 export class TokenStream {
   private pending: string[] = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
 
-  constructor(private readonly write: (deltas: string[]) => Promise<unknown>) {}
+  constructor(
+    private readonly write: (deltas: string[]) => Promise<unknown>,
+    private streamed = 0,
+  ) {}
 
-  push(delta: string): void {
+  push(text: string): void {
+    const delta = text.slice(this.streamed);
+    this.streamed = Math.max(0, this.streamed - text.length);
+    if (delta === '') return;
     this.pending.push(delta);
     this.writing ??= new Promise((resolve) => setImmediate(resolve)).then(() => this.pump());
   }
