@@ -40,6 +40,14 @@ describe('McpRefs', () => {
     await expect(refs.reveal({ note_id: 'notes_7' })).rejects.toThrow('notes_7 is not a ref of this conversation.');
   });
 
+  it('leaves alone text that only looks like a ref inside a longer value, or a ref of another server', async () => {
+    const refs = await refsFor('notes');
+    const id = randomUUID();
+    await refs.hide(id);
+    const args = { file: 'notes_2024.md', query: 'see notes_9 and notes_1', of: 'my-notes_1' };
+    expect(await refs.reveal(args)).toEqual({ file: 'notes_2024.md', query: `see notes_9 and ${id}`, of: 'my-notes_1' });
+  });
+
   it('keeps refs per session: another session does not resolve them', async () => {
     const first = await refsFor('notes');
     const shown = await first.hide(randomUUID());

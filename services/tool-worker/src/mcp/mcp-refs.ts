@@ -21,7 +21,11 @@ export class McpRefs {
     return text.replace(UUIDS, (uuid) => refs.get(uuid.toLowerCase()) ?? HIDDEN_ID);
   }
 
-  /** The arguments with this server's refs turned back into UUIDs; a UUID or an unknown ref is refused. */
+  /**
+   * The arguments with this server's refs turned back into UUIDs. A UUID is refused, and so is an
+   * argument that is nothing but a ref the conversation never showed (the model made it up); the
+   * same text inside a longer one (a file named `notes_2024.md`) is left as it is.
+   */
   async reveal(args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const text = JSON.stringify(args);
     if (UUID_PATTERN.test(text) || text.includes(HIDDEN_ID)) {
@@ -30,17 +34,27 @@ export class McpRefs {
         `Use the ref exactly as shown in earlier results (like ${this.server}_1).`,
       );
     }
-    const pattern = new RegExp(`\\b${this.server.replace(/-/g, '\\-')}_(\\d+)\\b`, 'g');
+    // Not part of a longer name: `b_1` is not a ref of server `b` inside `a-b_1`.
+    const pattern = new RegExp(`(?<![\\w-])${this.server.replace(/-/g, '\\-')}_(\\d+)(?![\\w-])`, 'g');
     const numbers = [...text.matchAll(pattern)].map((match) => Number(match[1]));
     if (numbers.length === 0) return args;
     const ids = await this.refs.idsIn(this.server, numbers);
-    const unknown = [...new Set(numbers.filter((n) => !ids.has(n)))].map((n) => `${this.server}_${n}`);
+    const values = new Set(stringValues(args));
+    const unknown = [...new Set(numbers.filter((n) => !ids.has(n)))].map((n) => `${this.server}_${n}`).filter((ref) => values.has(ref));
     if (unknown.length > 0) {
       throw new ToolInputError(
         `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a ref of this conversation.`,
         `Use a ref exactly as an earlier result of a ${this.server} tool showed it.`,
       );
     }
-    return JSON.parse(text.replace(pattern, (_ref, n: string) => ids.get(Number(n)) as string)) as Record<string, unknown>;
+    return JSON.parse(text.replace(pattern, (ref, n: string) => ids.get(Number(n)) ?? ref)) as Record<string, unknown>;
   }
+}
+
+/** Every string in a JSON value, however deep. */
+function stringValues(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringValues);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringValues);
+  return [];
 }
