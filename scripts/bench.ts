@@ -10,7 +10,7 @@ import { TurnSkeleton } from './lib/bench/turn-skeleton';
 import type { Usage } from './lib/bench/process-usage';
 
 /**
- * `npm run bench` (docs: README "Benchmark"): the whole system on this machine, fresh processes
+ * `npm run bench` (docs/benchmark.md): the whole system on this machine, fresh processes
  * per profile, default settings, against its own database and (when redis-server is installed)
  * its own Redis, so CPU is counted for the system alone:
  * - instant: the model answers at once, 30 users: throughput, latency, CPU per turn, and one

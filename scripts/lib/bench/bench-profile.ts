@@ -81,7 +81,7 @@ const BARE_AROUND_ALONE = 250;
  * The skeleton's turns sampled after the turns alone, and those run first to warm it again: it sat
  * idle while the system ran, and on this machine a process that has been idle for a minute runs
  * at about half speed for hundreds of turns (its CPU per turn doubled), whether or not V8 may
- * flush bytecode or reduce memory while idle (README, "A turn alone").
+ * flush bytecode or reduce memory while idle (docs/benchmark.md, "A turn alone").
  */
 const SKELETON_SAMPLES = 100;
 const SKELETON_REWARM = 500;
@@ -152,7 +152,7 @@ export async function runProfile(
     // turn its optimising compiler still took a tenth of the machine's CPU in the measured window
     // (perf), and the node processes used 25 ms per turn. After 20 each they use about 18. More would
     // still help the compiler a little, but also lengthens the sessions measured, whose history
-    // every model request carries (README, benchmark).
+    // every model request carries (docs/benchmark.md).
     await Promise.all(
       users.slice(0, WARM_UP_USERS).map(async (user, index) => {
         for (let n = 0; n < WARM_UP_TURNS; n++) await runTurn(user, index);

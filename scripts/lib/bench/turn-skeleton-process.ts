@@ -15,7 +15,7 @@ import { httpFetch } from '@assistant/shared';
  */
 const { SKELETON_REDIS_URL: redisUrl = '', SKELETON_DATABASE_URL: databaseUrl = '' } = process.env;
 const { SKELETON_PREFIX: prefix = 'skeleton', SKELETON_MODEL_URL: modelUrl = '' } = process.env;
-/** A session's window after about 40 turns: 250 messages, 64 KB (README, "A turn alone"). */
+/** A session's window after about 40 turns: 250 messages, 64 KB (docs/benchmark.md, "A turn alone"). */
 const HISTORY = Array.from({ length: 250 }, (_, i) => ({
   role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
   content: `message ${i} `.padEnd(256, '.'),
