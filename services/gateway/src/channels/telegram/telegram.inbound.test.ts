@@ -87,6 +87,18 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(telegramEditedMessage)).toBeUndefined();
   });
 
+  it('marks a forwarded story, a game or a checklist unsupported, and ignores a service message', async () => {
+    const { text: _text, ...rest } = fixture(telegramPrivateText).message;
+    const story = { update_id: 1, message: { ...rest, story: { chat: rest.chat, id: 7 } } };
+    expect((await read(story))?.content).toEqual({ kind: 'unsupported', what: 'story' });
+    const game = { update_id: 2, message: { ...rest, game: { title: 'Chess', description: 'play', photo: [] } } };
+    expect((await read(game))?.content).toEqual({ kind: 'unsupported', what: 'game' });
+    const checklist = { update_id: 3, message: { ...rest, checklist: { title: 'Groceries', tasks: [{ id: 1, text: 'milk' }] } } };
+    expect((await read(checklist))?.content).toEqual({ kind: 'unsupported', what: 'checklist' });
+    const pinned = { update_id: 4, message: { ...rest, pinned_message: { message_id: 1, chat: rest.chat, date: 1 } } };
+    expect(await read(pinned)).toBeUndefined();
+  });
+
   it('reads a photo with VISION on as its largest size within 5 MB and its caption', async () => {
     const update = fixture(telegramPhoto);
     update.message.photo.push({ file_id: 'huge', file_unique_id: 'h', file_size: 6_000_000, width: 4000, height: 3000 });

@@ -17,6 +17,12 @@ const UNREADABLE = [
   'contact',
   'poll',
   'dice',
+  'story',
+  'paid_media',
+  'game',
+  'invoice',
+  'checklist',
+  'giveaway',
 ];
 
 /** The bot's @username, asked for only when a group message needs it. */
