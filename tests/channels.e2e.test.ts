@@ -299,6 +299,23 @@ describe('WhatsApp', () => {
     expect(graph.received(waId).map((r) => r.body.text.body)).toEqual(['echo: olá', 'echo: de novo']);
   });
 
+  it('marks each message read even when its answer comes before the first typing beat, with no indicator after it', async () => {
+    // The fake model answers at once: these turns end well within the ticker's 500 ms beat.
+    const sent = Array.from({ length: 4 }, () => ({ waId: `55119${nextId()}`, id: `wamid.${randomUUID()}` }));
+    for (const { waId, id } of sent) {
+      expect((await postWhatsApp(waText(waId, 'quick', id))).status).toBe(200);
+      await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
+    }
+    for (const { waId, id } of sent) {
+      const receipt = await system.waitFor(
+        () => graph.readReceipts().find((request) => request.body.message_id === id),
+        'the read receipt',
+      );
+      expect(receipt.path).toBe(`/${PHONE_ID}/messages`);
+      if (receipt.at > (graph.received(waId)[0]?.at ?? 0)) expect(receipt.body.typing_indicator).toBeUndefined();
+    }
+  });
+
   it('answers 401 to unsigned, wrongly signed and altered bodies, and creates nothing', async () => {
     const waId = `55119${nextId()}`;
     const id = `wamid.${randomUUID()}`;

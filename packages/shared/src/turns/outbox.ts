@@ -187,7 +187,7 @@ export class OutboxPublisher {
    * once it exists, everything it carries the removal of has been published.
    */
   private async send(turnId: string, origin: ChannelAddress | null, entries: OutboxEntry[], carrier?: OutboxJob): Promise<void> {
-    if (origin) await this.trackTyping(turnId, entries);
+    if (origin) await this.trackTyping(turnId, origin, entries);
     // Events first, all in one round trip, so they precede whatever the jobs go on to emit. A job
     // that emits nothing into the turn's stream (the session's digest) goes out with them.
     const events = entries.filter((entry) => entry.kind === 'event');
@@ -225,12 +225,16 @@ export class OutboxPublisher {
    * A chat turn shows "typing…" from each `advance` (its start, and every resume after an
    * approval or a "continue?") until `done`. The stop comes before the answer is queued for
    * delivery, so no indicator follows the answer; waiting is seen by the gateways' tickers,
-   * which read the turn's status before each beat.
+   * which read the turn's status before each beat. A WhatsApp turn is left for its ticker, which
+   * drops it after its one read receipt.
    */
-  private async trackTyping(turnId: string, entries: OutboxEntry[]): Promise<void> {
+  private async trackTyping(turnId: string, origin: ChannelAddress, entries: OutboxEntry[]): Promise<void> {
     if (!this.typing) return;
-    if (entries.some((entry) => entry.kind === 'event' && entry.event.type === 'done')) await this.typing.stop(turnId);
-    else {
+    if (entries.some((entry) => entry.kind === 'event' && entry.event.type === 'done')) {
+      // A WhatsApp turn that ends before the ticker's first beat still owes its read receipt:
+      // the ticker sends it without the indicator and then drops the turn.
+      if (origin.channel !== 'whatsapp') await this.typing.stop(turnId);
+    } else {
       const resume = entries.find((entry) => entry.kind === 'job' && entry.queue === 'agent-turns' && entry.name === 'advance');
       if (resume) await this.typing.start(turnId, resume.key);
     }

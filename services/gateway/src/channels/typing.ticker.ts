@@ -28,8 +28,11 @@ export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { 
     const origin = turn.origin;
     if (origin?.channel === 'telegram' && clients.telegram) return clients.telegram.sendTyping(origin.chat_id);
     // WhatsApp's indicator lasts until the answer (or 25 s) and is tied to a read receipt: once per start or resume.
+    // A turn no longer running still gets the receipt (the message was read), but no indicator after its answer.
     await typing.stop(turn.id);
-    if (origin?.channel === 'whatsapp' && clients.whatsapp && turn.message_id) await clients.whatsapp.markReadTyping(turn.message_id);
+    if (origin?.channel === 'whatsapp' && clients.whatsapp && turn.message_id) {
+      await clients.whatsapp.markRead(turn.message_id, { typing: turn.status === 'running' });
+    }
   }
 
   async function beat(): Promise<void> {
@@ -46,8 +49,8 @@ export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { 
       ids.map(async (id) => {
         const turn = turns.get(id);
         try {
-          // Waiting for the user, finished or gone: no indicator; a resume lists the turn again.
-          if (turn?.status !== 'running') return await typing.stop(id);
+          // Waiting for the user, finished or gone: no indicator (WhatsApp's read receipt alone); a resume lists the turn again.
+          if (!turn || (turn.status !== 'running' && turn.origin?.channel !== 'whatsapp')) return await typing.stop(id);
           await show(turn);
         } catch (error) {
           logger.warn({ err: error, turnId: id }, 'typing indicator failed');

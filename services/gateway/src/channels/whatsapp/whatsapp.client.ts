@@ -42,10 +42,10 @@ export class WhatsAppClient implements ChannelSender {
     return (sent.data.messages[0] as { id: string }).id;
   }
 
-  /** Marks the person's message read and shows "typing…" until the answer (or about 25 s). */
-  async markReadTyping(messageId: string): Promise<void> {
+  /** Marks the person's message read and, with `typing`, shows "typing…" until the answer (or about 25 s). */
+  async markRead(messageId: string, { typing }: { typing: boolean }): Promise<void> {
     await this.post(
-      { messaging_product: 'whatsapp', status: 'read', message_id: messageId, typing_indicator: { type: 'text' } },
+      { messaging_product: 'whatsapp', status: 'read', message_id: messageId, ...(typing ? { typing_indicator: { type: 'text' } } : {}) },
       'read receipt',
     );
   }
