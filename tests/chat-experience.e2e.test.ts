@@ -286,6 +286,20 @@ describe('photos with VISION=true', () => {
     const request = model.requests.find((r) => userText(r.body) === '[photo] recibo');
     expect(request && userImages(request.body)).toEqual([`data:image/png;base64,${Buffer.from('PNG-BYTES').toString('base64')}`]);
   });
+
+  it('answers a sticker with the short reply, which does not tell the person that photos cannot be read', async () => {
+    const chat = webhooks.nextId();
+    const { text: _text, ...message } = fixture(telegramPrivateText).message;
+    const sticker = { file_id: 'sticker-1', file_unique_id: 's1', type: 'regular', width: 512, height: 512 };
+    const update = {
+      update_id: webhooks.nextId(),
+      message: { ...message, from: { ...message.from, id: chat }, chat: { ...message.chat, id: chat }, sticker },
+    };
+    expect((await webhooks.postTelegram(update)).status).toBe(200);
+    const reply = await system.waitFor(() => telegram.received(chat)[0], 'the reply');
+    expect(reply.body.text).toContain('I can only read text messages, photos and voice notes');
+    expect(reply.body.text).not.toContain('not photos');
+  });
 });
 
 describe('voice with the offline planner', () => {

@@ -14,6 +14,9 @@ import { rateDelay } from './message-rate';
 const REPLIES = {
   unsupported:
     'I can only read text messages and voice notes for now, not photos, stickers, files or locations. Please type what you need.',
+  // VISION=true: photos are read, so the reply must not turn people away from sending them.
+  unsupportedWithVision:
+    'I can only read text messages, photos and voice notes for now, not stickers, files or locations. Please type what you need.',
   linked: 'Linked: this chat now talks to your existing assistant.',
   badCode: 'That link code is not valid or has expired. Get a new one and send /link CODE within 10 minutes.',
   newSession: 'Started a new conversation.',
@@ -159,7 +162,9 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
     content.kind === 'button' ? await knownIdentityUser(client, message) : await identityUser(client, message, config.DEFAULT_TIMEZONE);
   if (!userId) return none;
   if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
-  if (content.kind === 'unsupported') return { ...none, userId, reply: REPLIES.unsupported };
+  if (content.kind === 'unsupported') {
+    return { ...none, userId, reply: config.VISION ? REPLIES.unsupportedWithVision : REPLIES.unsupported };
+  }
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
   if (content.kind === 'voice' || content.kind === 'photo') {
     const media = await acceptMedia(client, runtime, message, userId, content);
