@@ -44,6 +44,16 @@ describe('formatParts', () => {
     ).toEqual(lines);
   });
 
+  it('cuts a bold run longer than a message between its words, never inside one', () => {
+    const words = paragraph(60, 'word');
+    const parts = formatParts(`**${words}**`, [telegramHtml, plainMarkup], 100);
+    for (const [html, plain] of parts) {
+      expect((html ?? '').length).toBeLessThanOrEqual(100);
+      expect(plain).toMatch(/^(\*\*)?word\d+( word\d+)*(\*\*)?$/);
+    }
+    expect(parts.map(([, plain]) => plain).join(' ')).toBe(`**${words}**`);
+  });
+
   it('cuts a word longer than a message', () => {
     const parts = formatParts('x'.repeat(250), [telegramHtml], 100).map(([html]) => html);
     expect(parts).toEqual(['x'.repeat(100), 'x'.repeat(100), 'x'.repeat(50)]);

@@ -91,9 +91,12 @@ function fitLine(line: string, markups: readonly Markup[], limit: number): Piece
       const rendered = render(word);
       if (longest(rendered) <= limit) pieces.push(piece(rendered));
       else {
-        // A word (or a link, a bold run) longer than a message: cut as plain text.
+        // A word (or a link, a bold run) longer than a message: cut as plain text, between its words if it has any.
         const plain = (text: string) => markups.map((markup) => markup.text(text));
-        for (const chunk of hardChunks(word, (text) => longest(plain(text)), limit)) pieces.push(piece(plain(chunk)));
+        for (const run of word.match(/\S+\s*|\s+/g) ?? []) {
+          if (longest(plain(run)) <= limit) pieces.push(piece(plain(run)));
+          else for (const chunk of hardChunks(run, (text) => longest(plain(text)), limit)) pieces.push(piece(plain(chunk)));
+        }
       }
     }
   }
