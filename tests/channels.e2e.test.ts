@@ -48,6 +48,8 @@ beforeAll(async () => {
     if (folder)
       return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
     if (text === 'long answer') return { content: LONG, chunkSize: 500 };
+    // Answered well within the typing ticker's 500 ms beat.
+    if (text.startsWith('brief')) return { content: `echo: ${text}`, delayMs: 150 };
     return { content: `echo: ${text}` };
   };
   db = testDb();
@@ -132,6 +134,17 @@ describe('Telegram', () => {
     await system.waitFor(() => telegram.received(chat).length === 2, 'the second answer');
     expect(texts(telegram.received(chat))).toEqual(['echo: hello', 'echo: again']);
     expect(telegram.sendAttempts(chat)).toHaveLength(2);
+  });
+
+  it('shows typing as a turn starts, before an answer that comes within a beat of the ticker', async () => {
+    for (let n = 0; n < 3; n++) {
+      const chat = nextId();
+      expect((await postTelegram(tgText(chat, `brief ${n}`))).status).toBe(200);
+      const answer = await system.waitFor(() => telegram.received(chat)[0], 'the answer');
+      const typing = telegram.callsTo('sendChatAction', chat);
+      expect(typing.length).toBeGreaterThanOrEqual(1);
+      expect(typing.every((call) => call.body.action === 'typing' && call.at <= answer.at)).toBe(true);
+    }
   });
 
   it('reads a minimal update as JSON whatever its content type; refuses one that is not an update with 400', async () => {
@@ -299,8 +312,20 @@ describe('WhatsApp', () => {
     expect(graph.received(waId).map((r) => r.body.text.body)).toEqual(['echo: olá', 'echo: de novo']);
   });
 
-  it('marks each message read even when its answer comes before the first typing beat, with no indicator after it', async () => {
-    // The fake model answers at once: these turns end well within the ticker's 500 ms beat.
+  it('marks each message read with the typing indicator as its turn starts, before an answer that comes within a beat', async () => {
+    const sent = Array.from({ length: 3 }, (_, n) => ({ waId: `55119${nextId()}`, id: `wamid.${randomUUID()}`, text: `brief ${n}` }));
+    for (const { waId, id, text } of sent) {
+      expect((await postWhatsApp(waText(waId, text, id))).status).toBe(200);
+      const reply = await system.waitFor(() => graph.received(waId)[0], 'the reply');
+      const receipts = graph.readReceipts().filter((request) => request.body.message_id === id);
+      expect(receipts).toHaveLength(1);
+      expect(receipts[0]?.body.typing_indicator).toEqual({ type: 'text' });
+      expect(receipts[0]?.at).toBeLessThanOrEqual(reply.at);
+    }
+  });
+
+  it('marks a message read even when its answer came first, without an indicator after the answer', async () => {
+    // The fake model answers at once: a turn may end before the ticker has read it as running.
     const sent = Array.from({ length: 4 }, () => ({ waId: `55119${nextId()}`, id: `wamid.${randomUUID()}` }));
     for (const { waId, id } of sent) {
       expect((await postWhatsApp(waText(waId, 'quick', id))).status).toBe(200);

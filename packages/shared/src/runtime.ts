@@ -22,6 +22,8 @@ export interface Runtime {
   queues: Queues;
   events: EventWriter;
   outbox: OutboxPublisher;
+  /** The chat turns showing "typing…", which the outbox lists and the gateways' tickers serve. */
+  typing: ChatTyping;
   metrics: SharedMetrics;
   /** The MCP tools the tool worker has discovered (docs/tools.md#mcp-tools). */
   mcp: McpCatalog;
@@ -53,6 +55,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       config.MCP_SERVERS.map((server) => server.name),
     ),
   );
+  const typing = new ChatTyping(redis, config.QUEUE_PREFIX);
   return {
     config,
     logger,
@@ -60,7 +63,8 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     redis,
     queues,
     events,
-    outbox: new OutboxPublisher(db, events, queues, new ChatTyping(redis, config.QUEUE_PREFIX)),
+    outbox: new OutboxPublisher(db, events, queues, typing),
+    typing,
     metrics,
     mcp: new McpCatalog(
       redis,

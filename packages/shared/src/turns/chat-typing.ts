@@ -30,6 +30,7 @@ const RESUME_MEMORY_MS = 60 * 60_000;
 export class ChatTyping {
   private readonly key: string;
   private readonly redis: Redis & Record<'startTyping' | 'claimDueTyping', ScriptCommand>;
+  private readonly startListeners: (() => void)[] = [];
 
   constructor(redis: Redis, prefix: string) {
     this.redis = withScripts(redis, {
@@ -45,6 +46,16 @@ export class ChatTyping {
    */
   async start(turnId: string, resumeKey: string, now = Date.now()): Promise<void> {
     await this.redis.startTyping(this.key, `${this.key}:resumed:${resumeKey}`, now, RESUME_MEMORY_MS, turnId);
+    for (const listener of this.startListeners) listener();
+  }
+
+  /**
+   * Called after each start in this process: a gateway's ticker beats at once rather than at its
+   * next beat, so a turn answered within a fraction of a second still shows it is being worked on
+   * before the answer (docs/channels.md#typing).
+   */
+  onStart(listener: () => void): void {
+    this.startListeners.push(listener);
   }
 
   async stop(...turnIds: string[]): Promise<void> {

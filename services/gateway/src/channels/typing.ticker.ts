@@ -1,4 +1,4 @@
-import { ChatTyping, type ChannelAddress, type Runtime } from '@assistant/shared';
+import type { ChannelAddress, Runtime } from '@assistant/shared';
 import { enabledChannels, type ChannelClients } from './channel-clients';
 
 /** Turns handled per beat; more wait for the next beat (a few hundred ms later). */
@@ -21,7 +21,7 @@ interface TypingTurn {
 export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { stop(): void } {
   if (enabledChannels(clients).length === 0) return { stop: () => undefined };
   const { db, logger, config } = runtime;
-  const typing = new ChatTyping(runtime.redis, config.QUEUE_PREFIX);
+  const { typing } = runtime;
   const interval = config.TYPING_INTERVAL_MS;
 
   async function show(turn: TypingTurn): Promise<void> {
@@ -60,16 +60,37 @@ export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { 
   }
 
   let busy = false;
+  // A turn listed meanwhile: one more beat right after the one under way.
+  let again = false;
+  let stopped = false;
+  function tick(): void {
+    if (stopped) return;
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    again = false;
+    beat()
+      .catch((error: unknown) => logger.warn({ err: error }, 'typing ticker failed'))
+      .finally(() => {
+        busy = false;
+        if (again) tick();
+      });
+  }
   // A beat a few times per interval keeps the gap between two indicators near the interval.
   const timer = setInterval(
     () => {
-      if (busy) return;
-      busy = true;
-      beat()
-        .catch((error: unknown) => logger.warn({ err: error }, 'typing ticker failed'))
-        .finally(() => (busy = false));
+      if (!busy) tick();
     },
     Math.max(50, Math.min(500, Math.floor(interval / 4))),
   );
-  return { stop: () => clearInterval(timer) };
+  // A chat turn this gateway starts (a webhook's message) shows at once, not at the next beat.
+  typing.onStart(() => setImmediate(tick));
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
