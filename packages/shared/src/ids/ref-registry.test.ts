@@ -57,6 +57,15 @@ describe('RefRegistry.refsIn', () => {
   });
 });
 
+describe('RefRegistry.idsIn', () => {
+  it('answers the ids of known numbers and leaves out numbers never given, however large', async () => {
+    const refs = await registry();
+    const id = randomUUID();
+    await refs.refsIn('notes', [id]);
+    expect(await refs.idsIn('notes', [1, 2, 99_999_999_999])).toEqual(new Map([[1, id]]));
+  });
+});
+
 /** Until some statement of this database waits for a lock (the other caller's uncommitted row). */
 async function waitForLockWait(): Promise<void> {
   for (;;) {

@@ -5,6 +5,8 @@ import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
 const REF_PATTERN = /^([a-z]+)_(\d+)$/;
 const MAX_CANDIDATES = 10;
+/** `session_refs.n` is an INTEGER: a ref numbered past it was never given, and must not reach a query. */
+const MAX_REF_NUMBER = 2_147_483_647;
 
 export interface ResolvedEntity {
   id: string;
@@ -79,7 +81,7 @@ export class RefRegistry {
   async idsIn(namespace: string, numbers: number[]): Promise<Map<number, string>> {
     const found = await this.db.query<{ n: number; entity_id: string }>(
       'SELECT n, entity_id FROM session_refs WHERE session_id = $1 AND entity = $2 AND n = ANY($3::int[])',
-      [this.sessionId, namespace, [...new Set(numbers)]],
+      [this.sessionId, namespace, [...new Set(numbers.filter((n) => n <= MAX_REF_NUMBER))]],
     );
     return new Map(found.rows.map((row) => [row.n, row.entity_id]));
   }
@@ -116,11 +118,14 @@ export class RefRegistry {
       );
     }
     const { table, label } = ENTITY_TABLES[entity];
-    const found = await db.query<{ id: string; label: string }>(
-      `SELECT e.id, e.${label} AS label FROM session_refs r JOIN ${table} e ON e.id = r.entity_id
-       WHERE r.session_id = $1 AND r.entity = $2 AND r.n = $3 AND e.user_id = $4`,
-      [this.sessionId, entity, n, this.userId],
-    );
+    const found =
+      n <= MAX_REF_NUMBER
+        ? await db.query<{ id: string; label: string }>(
+            `SELECT e.id, e.${label} AS label FROM session_refs r JOIN ${table} e ON e.id = r.entity_id
+             WHERE r.session_id = $1 AND r.entity = $2 AND r.n = $3 AND e.user_id = $4`,
+            [this.sessionId, entity, n, this.userId],
+          )
+        : { rows: [] };
     const row = found.rows[0];
     if (row) return { id: row.id, ref, label: row.label };
     throw await this.withCandidates(

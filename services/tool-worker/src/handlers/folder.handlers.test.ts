@@ -175,6 +175,14 @@ describe('rename_folder', () => {
     expect(result).toMatchObject({ success: false, candidates: [{ ref: 'folder_1', name: 'Work' }] });
   });
 
+  it('refuses a ref whose number no session reaches, listing candidates, without a retry', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createFolder(user, 'Work');
+    const result = await run('rename_folder', { folder_id: 'folder_99999999999', new_name: 'Home' }, user);
+    expect(result).toMatchObject({ success: false, candidates: [{ ref: 'folder_1', name: 'Work' }] });
+    expect(result.error).toContain('No folder with ref folder_99999999999');
+  });
+
   it('refuses a UUID with a hint', async () => {
     const user = await insertTestUser(harness.pool);
     await createFolder(user, 'Work');
