@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
-const targetDate = z.iso.date({ error: 'must be a date like 2026-12-31' }).describe('The date to reach the goal by, as YYYY-MM-DD.');
+const DATE_ERROR = 'must be a date like 2026-12-31';
+// ISO 8601 has a year 0000, PostgreSQL's dates do not: refused here rather than failing the call.
+const targetDate = z.iso
+  .date({ error: DATE_ERROR })
+  .refine((date) => !date.startsWith('0000'), { error: DATE_ERROR })
+  .describe('The date to reach the goal by, as YYYY-MM-DD.');
 
 export const goalTools = {
   create_goal: defineTool({

@@ -89,6 +89,8 @@ describe('create_goal', () => {
   it('refuses invalid fields before touching the database', () => {
     expect(invalid('create_goal', { title: 'Run', target_date: '2030-02-30' })).toEqual(['target_date: must be a date like 2026-12-31']);
     expect(invalid('create_goal', { title: 'Run', target_date: 'next year' })).toEqual(['target_date: must be a date like 2026-12-31']);
+    // ISO 8601 has a year 0000; PostgreSQL's dates do not, so it would fail the call twice instead.
+    expect(invalid('create_goal', { title: 'Run', target_date: '0000-12-31' })).toEqual(['target_date: must be a date like 2026-12-31']);
     expect(invalid('create_goal', { title: 'x'.repeat(256) })).toEqual(['title: must be at most 255 characters']);
   });
 });
