@@ -117,6 +117,17 @@ describe('create_reminder', () => {
     expect(await reminders(user)).toEqual([]);
   });
 
+  it('refuses a time past the year 9999, where a time no longer has an ISO 8601 form to schedule it by', async () => {
+    const user = await insertTestUser(harness.pool);
+    const result = await run('create_reminder', { text: 'Far', at: '9999-12-31T23:00:00-03:00' }, user);
+    expect(result).toMatchObject({ success: false, error: 'The time 9999-12-31T23:00:00-03:00 is too far in the future.' });
+    expect(result.hint).toContain('before the year 10000');
+    expect(await reminders(user)).toEqual([]);
+    await createReminder(user, 'Far', '9999-12-31T20:00:00Z', { repeat: 'daily' });
+    const moved = await run('update_reminder', { reminder_id: 'reminder_1', at: '9999-12-31T23:00:00-03:00' }, user);
+    expect(moved).toMatchObject({ success: false, error: 'The time 9999-12-31T23:00:00-03:00 is too far in the future.' });
+  });
+
   it('refuses an unknown, an ambiguous or a UUID habit, creating nothing', async () => {
     const user = await insertTestUser(harness.pool);
     await harness.pool.query(

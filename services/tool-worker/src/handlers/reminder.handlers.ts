@@ -33,6 +33,8 @@ interface ReminderRow {
 
 /** A time up to this far in the past (the model took a while to answer) still counts: it fires at once. */
 const PAST_GRACE_MS = 60_000;
+/** The last instant with a four-digit year: a fire job carries its time as ISO 8601 text, which has none after it. */
+const LATEST_AT = Date.parse('9999-12-31T23:59:59.999Z');
 
 const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.local_at::text AS local_at, r.habit_id, h.name AS habit_name, r.last_fired_at';
 const FROM = 'reminders r LEFT JOIN habits h ON h.id = r.habit_id AND h.user_id = r.user_id';
@@ -45,6 +47,7 @@ export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_re
     if (!when) return badTime(args.at);
     if (isPast(when.instant)) return pastTime(args.at, zone);
     const at = firstFiring(args.repeat ?? null, when.wall, when.instant, zone, new Date());
+    if (at.getTime() > LATEST_AT) return tooLate(args.at);
     await lockNames(ctx, 'reminder');
     const existing = await findSameReminder(ctx, args.text, at, ctx.entityId);
     if (existing) {
@@ -87,6 +90,7 @@ export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_re
       habit_id: habit === undefined ? reminder.habit_id : (habit?.id ?? null),
       habit_name: habit === undefined ? reminder.habit_name : (habit?.label ?? null),
     };
+    if (next.at.getTime() > LATEST_AT) return tooLate(args.at ?? formatLocal(next.at, zone));
     const clash = await findSameReminder(ctx, next.text, next.at, reminder.id);
     if (clash) {
       const ref = await ctx.refs.refFor('reminder', clash);
@@ -150,6 +154,10 @@ function isPast(at: Date): boolean {
 
 function pastTime(at: string, zone: string): ToolResult {
   return fail(`The time ${at} is in the past.`, `It is now ${formatLocal(new Date(), zone)}; pass a time in the future.`);
+}
+
+function tooLate(at: string): ToolResult {
+  return fail(`The time ${at} is too far in the future.`, 'Pass a time before the year 10000.');
 }
 
 function badTime(at: string): ToolResult {
