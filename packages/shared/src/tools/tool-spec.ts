@@ -32,13 +32,16 @@ function nullMeansOmitted(argument: z.core.$ZodType | undefined): boolean {
   return argument !== undefined && z.safeParse(argument, undefined).success && !z.safeParse(argument, null).success;
 }
 
+/** The longest name, title or text an entity may have (a reminder's text), so each can be found by it. */
+const MAX_REFERENCE = 500;
+
 /** A ref (`folder_1`) or a name/title; UUIDs are refused by the resolver with a hint. */
 export function entityReference(entity: string, what = 'name') {
   return z
     .string()
     .trim()
     .min(1, `${entity}_id must not be empty`)
-    .max(300)
+    .max(MAX_REFERENCE)
     .describe(`The ${entity}'s ref exactly as shown in earlier results (e.g. "${entity}_1"), or its ${what}.`);
 }
 

@@ -306,6 +306,15 @@ describe('delete_reminder', () => {
     expect(scheduledFor(row?.id as string).map((job) => job.name)).toEqual(['fire', 'cancel']);
     expect(await run('delete_reminder', { reminder_id: 'reminder_1' }, user)).toMatchObject({ success: false });
   });
+
+  it('finds a reminder by a text as long as a reminder text may be', async () => {
+    const user = await insertTestUser(harness.pool);
+    const text = `Água ${'x'.repeat(495)}`;
+    await createReminder(user, text, inHours(8));
+    const result = await run('delete_reminder', { reminder_id: text.replace('Água', 'agua') }, user);
+    expect(result).toMatchObject({ success: true, reminder_id: 'reminder_1' });
+    expect(await reminders(user)).toEqual([]);
+  });
 });
 
 describe("times in the user's zone (docs/tools.md#times)", () => {
