@@ -38,6 +38,8 @@ beforeAll(async () => {
               { name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } },
             ],
           },
+    'manual invalid:': (body) =>
+      afterTools(body) ? { content: 'Let me fix that.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: '   ' } }] },
     'loop:': () => ({ content: 'Still working.', toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
     'same:': () => ({ toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
     'broken:': (body) =>
@@ -134,6 +136,16 @@ describe('manual mode', () => {
     expect(await folderCount(user.userId, 'Rejected')).toBe(0);
     const followUp = model.requests.filter((r) => userText(r.body) === 'manual: Rejected' && afterTools(r.body)).at(-1);
     expect(followUp?.raw).toContain('rejected');
+  });
+
+  it('answers a call whose arguments the tool refuses at once, without asking for an approval', async () => {
+    const user = await userWithInbox();
+    const { events } = await user.converse('manual invalid: a blank name');
+    expect(types(events)).not.toContain('tool_approval_request');
+    const result = JSON.parse(String(events.find((event) => event.event === 'tool_complete')?.data.result));
+    expect(result).toMatchObject({ success: false, error: expect.stringContaining('name: must not be blank') });
+    expect(events.at(-1)?.data.status).toBe('completed');
+    expect((await user.get('/v1/approvals?status=pending')).body).toEqual([]);
   });
 
   it('keeps a turn waiting for approval across a restart of every process', async () => {

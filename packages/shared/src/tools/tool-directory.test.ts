@@ -34,5 +34,8 @@ describe('the tool directory', () => {
     expect(describeCall('create_folder', { name: 'Work' }, mcp)).toEqual({ description: 'Create folder "Work"', mutates: true });
     // A null optional argument is left out, as the tool worker takes it.
     expect(describeCall('create_folder', { name: 'Work', parent_folder_id: null }, mcp).description).toBe('Create folder "Work"');
+    // Arguments the tool's schema refuses never run: the tool worker answers them at once, with no approval to wait for.
+    expect(describeCall('create_folder', { name: '   ' }, mcp)).toEqual({ description: 'Call create_folder', mutates: false });
+    expect(describeCall('create_goal', { title: 'Run', target_date: 'tomorrow' }, mcp).mutates).toBe(false);
   });
 });

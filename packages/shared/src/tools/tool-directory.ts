@@ -32,6 +32,9 @@ export function toolsForModel(mcp: readonly McpToolEntry[]): ModelTool[] {
 /**
  * The task's line in the task list and whether it waits for approval in manual mode. An MCP
  * tool changes data unless its annotations say `readOnlyHint: true` (docs/tools.md#mcp-tools).
+ * A built-in call whose arguments its schema refuses changes nothing: the tool worker answers it
+ * with the problem at once, so the model can correct it, instead of the user approving a call
+ * that cannot run.
  */
 export function describeCall(
   name: string,
@@ -41,7 +44,10 @@ export function describeCall(
   const spec = getTool(name);
   if (spec) {
     const parsed = args ? parseToolArgs(spec, args) : undefined;
-    return { description: stripUuids(parsed?.success ? spec.describe(parsed.data) : `Call ${name}`), mutates: spec.mutates };
+    return {
+      description: stripUuids(parsed?.success ? spec.describe(parsed.data) : `Call ${name}`),
+      mutates: spec.mutates && parsed?.success !== false,
+    };
   }
   const tool = mcp.find((entry) => entry.name === name);
   if (tool) return { description: `Call ${tool.tool} (${tool.server})`, mutates: !tool.readOnly };
