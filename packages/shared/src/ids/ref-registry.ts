@@ -127,7 +127,8 @@ export class RefRegistry {
           )
         : { rows: [] };
     const row = found.rows[0];
-    if (row) return { id: row.id, ref, label: row.label };
+    // The ref as the session gave it: `habit_001` finds habit_1, and answers as habit_1.
+    if (row) return { id: row.id, ref: `${entity}_${n}`, label: row.label };
     throw await this.withCandidates(
       entity,
       `No ${noun} with ref ${ref} exists (it may have been deleted).`,

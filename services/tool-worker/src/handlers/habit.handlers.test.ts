@@ -263,6 +263,13 @@ describe('delete_habit', () => {
     expect(await run('delete_habit', { habit_id: 'habit_1' }, user)).toMatchObject({ success: false });
   });
 
+  it('answers with the ref as the session gave it when the model writes its number with leading zeros', async () => {
+    const user = await insertTestUser(harness.pool);
+    await saveHabit(user, 'Yoga');
+    const result = await run('delete_habit', { habit_id: 'habit_001' }, user);
+    expect(result).toMatchObject({ success: true, habit_id: 'habit_1', message: 'Habit "Yoga" deleted [ID: habit_1].' });
+  });
+
   it("does not delete another user's habit", async () => {
     const owner = await insertTestUser(harness.pool);
     const other = await insertTestUser(harness.pool);
