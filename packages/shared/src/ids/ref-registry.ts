@@ -110,8 +110,9 @@ export class RefRegistry {
   private async resolveRef(entity: Entity, kind: Entity, n: number, ref: string, db: Queryable) {
     const { noun } = ENTITY_TABLES[entity];
     if (kind !== entity) {
-      throw await this.withCandidates(
+      return this.notARef(
         entity,
+        ref,
         `${ref} is a ${ENTITY_TABLES[kind].noun}, not a ${noun}.`,
         `Pass a ${noun} ref (like ${noun}_1) or the ${noun}'s name.`,
         db,
@@ -129,18 +130,30 @@ export class RefRegistry {
     const row = found.rows[0];
     // The ref as the session gave it: `habit_001` finds habit_1, and answers as habit_1.
     if (row) return { id: row.id, ref: `${entity}_${n}`, label: row.label };
-    throw await this.withCandidates(
+    return this.notARef(
       entity,
+      ref,
       `No ${noun} with ref ${ref} exists (it may have been deleted).`,
       `Use one of the refs listed, or call the list tool to see the current ${noun}s.`,
       db,
     );
   }
 
-  /** The error for a ref that names none of the user's `entity`s: the most recent ones are its candidates. */
-  private async withCandidates(entity: Entity, problem: string, hint: string, db: Queryable): Promise<ToolInputError> {
+  /**
+   * Text shaped like a ref that is none of this session's `entity` refs: the user's one `entity`
+   * of that name if there is one (a document titled "goal_2026"), else an error whose candidates
+   * are the most recent ones.
+   */
+  private async notARef(entity: Entity, text: string, problem: string, hint: string, db: Queryable): Promise<ResolvedEntity> {
+    const { table, label, key } = ENTITY_TABLES[entity];
+    const named = await db.query<{ id: string; label: string }>(
+      `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 LIMIT 2`,
+      [this.userId, nameKey(text)],
+    );
+    const row = named.rows[0];
+    if (row && named.rows.length === 1) return { id: row.id, ref: await this.refFor(entity, row.id), label: row.label };
     const candidates = await this.someCandidates(entity, '', db);
-    return new ToolInputError(`${problem}${listCandidates(candidates)}`, hint, candidates);
+    throw new ToolInputError(`${problem}${listCandidates(candidates)}`, hint, candidates);
   }
 
   private async resolveName(entity: Entity, name: string, db: Queryable) {

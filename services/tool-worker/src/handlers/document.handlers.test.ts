@@ -128,6 +128,20 @@ describe('rename_document', () => {
     expect(await documents(user)).toEqual([{ title: 'Calm', title_key: 'calm', folder: null }]);
   });
 
+  it('finds a document by a title that only looks like a ref, of another kind or one never given', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createDocument(user, 'goal_2026');
+    await createDocument(user, 'document_9');
+    const otherKind = await run('rename_document', { document_id: 'goal_2026', new_title: 'Goals 2026' }, user);
+    expect(otherKind).toMatchObject({ success: true, document_id: 'document_1', title: 'Goals 2026' });
+    const neverGiven = await run('rename_document', { document_id: 'document_9', new_title: 'Nine' }, user);
+    expect(neverGiven).toMatchObject({ success: true, document_id: 'document_2', title: 'Nine' });
+    // A ref the session gave still means that document, whatever another one is titled.
+    await createDocument(user, 'document_1');
+    const byRef = await run('rename_document', { document_id: 'document_1', new_title: 'One' }, user);
+    expect(byRef).toMatchObject({ success: true, document_id: 'document_1', title: 'One' });
+  });
+
   it('refuses the title of another document in the same folder', async () => {
     const user = await insertTestUser(harness.pool);
     await createDocument(user, 'Plan');
