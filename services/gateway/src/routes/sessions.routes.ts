@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/shared';
+import { MAIN_SESSION_KEY, sessionKeySchema, withTransaction, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { notFound } from '../http/errors';
@@ -76,7 +76,7 @@ export function sessionRoutes(runtime: Runtime): Router {
     },
 
     resetSession: async (req, res, { params }) => {
-      const reset = await resetSession(db, runtime.queues, userOf(req), params.key);
+      const reset = await withTransaction(db, (client) => resetSession(client, runtime.queues, userOf(req), params.key));
       // The main session before the user's first message is empty and fresh already.
       if (!reset && params.key !== MAIN_SESSION_KEY) throw notFound('session');
       res.status(202).json({ session_key: params.key, reset: true });
