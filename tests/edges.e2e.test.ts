@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { Api } from '../scripts/lib/api';
+import { approvalResponse, sessionMessageResponse, sessionResponse } from '../services/gateway/src/openapi/api-schemas';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { testDb } from './helpers/db';
 import { TestSystem } from '../scripts/lib/system';
@@ -222,6 +224,24 @@ describe('approvals', () => {
     const approvalId = events.at(-1)?.data.approval_id;
     const listed = await user.get('/v1/approvals?status=pending');
     expect(listed.body).toEqual([expect.objectContaining({ approval_id: approvalId, id: approvalId })]);
+  });
+});
+
+describe('answers', () => {
+  /** The issues of an answer against the schema /openapi.json is built from, fields it does not name included. */
+  const issuesOf = (schema: z.ZodObject, body: unknown) => z.array(schema.strict()).safeParse(body).error?.issues;
+
+  it('have the shapes /openapi.json gives them: approvals, sessions and their messages', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Described' });
+    const { turn_id } = await user.send('Described folder');
+    const events = await user.events(turn_id, { until: (event) => event.event === 'tool_approval_request' });
+    expect(issuesOf(approvalResponse, (await user.get('/v1/approvals')).body)).toBeUndefined();
+    await user.post(`/v1/approvals/${String(events.at(-1)?.data.approval_id)}`, { decision: 'approve' });
+    await user.events(turn_id);
+    expect(issuesOf(sessionResponse, (await user.get('/v1/sessions')).body)).toBeUndefined();
+    const messages = await user.get('/v1/sessions/agent:main:main/messages');
+    expect(messages.body).toHaveLength(2);
+    expect(issuesOf(sessionMessageResponse, messages.body)).toBeUndefined();
   });
 });
 

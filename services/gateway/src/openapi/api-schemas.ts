@@ -66,6 +66,7 @@ export const continueResponse = z.object({ id, continue: z.boolean() });
 
 export const approvalResponse = z.object({
   id,
+  approval_id: id.meta({ description: 'the name the events use; the same as `id`' }),
   turn_id: id,
   task_id: z.string().meta({ examples: ['task_1'] }),
   tool_name: z.string(),
@@ -84,11 +85,11 @@ export const sessionResponse = z.object({
   session_key: z.string(),
   created_at: timestamp,
   last_activity_at: timestamp,
-  message_count: z.string().meta({ description: 'a count, as a decimal string' }),
+  message_count: z.number().int().min(0),
 });
 
 export const sessionMessageResponse = z.object({
-  id: z.string().meta({ description: 'increasing within the session' }),
+  id: z.number().int().meta({ description: 'increasing within the session' }),
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   turn_id: id.nullable(),
