@@ -44,6 +44,7 @@ describe('input the system will not store', () => {
       ['PATCH', '/v1/preferences', { settings: { note: ['deep', { in: 'a\u0000' }] } }],
       ['PATCH', '/v1/preferences', { settings: { 'key\u0000': 1 } }],
       ['PATCH', '/v1/preferences', { settings: { half: 'pair \ud83d' } }],
+      ['PATCH', '/v1/preferences', { settings: { 'half \ud83d': 'pair' } }],
       ['GET', '/v1/sessions/agent%00main/messages', undefined],
       ['GET', '/v1/approvals?status=pending%00', undefined],
     ];

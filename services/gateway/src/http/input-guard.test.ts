@@ -12,11 +12,15 @@ describe('input guard', () => {
     expect(findUnstorable(nested(200_000))?.message).toMatch(/nested/);
   });
 
-  it('finds a NUL in a string or a key, at any depth', () => {
+  it('finds a NUL or a lone surrogate in a string or a key, at any depth', () => {
     expect(findUnstorable({ a: [{ b: 'x\u0000y' }] })).toEqual({ path: ['a', 0, 'b'], message: 'must not contain a NUL character' });
     expect(findUnstorable({ 'k\u0000': 1 })?.message).toMatch(/keys/);
     expect(findUnstorable({ text: 'tab\tand\nnew line, emoji 🙂' })).toBeUndefined();
     expect(findUnstorable({ text: 'half \ud83d pair' })?.message).toMatch(/lone surrogate/);
+    expect(findUnstorable({ settings: { 'half \udc00 pair': 1 } })).toEqual({
+      path: ['settings', 'half \udc00 pair'],
+      message: 'keys must be valid Unicode (a lone surrogate)',
+    });
   });
 
   it('cleans control characters from a webhook body but keeps line breaks', () => {

@@ -33,6 +33,7 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
     for (const [key, child] of Object.entries(current)) {
       const childPath = [...path.slice(0, MAX_JSON_DEPTH), Array.isArray(current) ? Number(key) : key];
       if (!allowNul && key.includes('\0')) return { path: childPath, message: 'keys must not contain a NUL character' };
+      if (!allowNul && LONE_SURROGATE.test(key)) return { path: childPath, message: 'keys must be valid Unicode (a lone surrogate)' };
       stack.push({ value: child, depth: depth + 1, path: childPath });
     }
   }
