@@ -155,6 +155,19 @@ describe('a turn through the model', () => {
     expect(rest[0]?.data.seq).toBe((started.at(-1)?.data.seq as number) + 1);
   });
 
+  it("resumes after an id whose sequence part is past 64 bits, without holding up the turn's other streams", async () => {
+    const user = await autonomousUser();
+    plan = () => ({ content: 'A slow hello to you.', delayMs: 1_000 });
+    const { turn_id: turnId } = await user.send('hello slowly');
+    const started = await user.events(turnId, { until: (event) => event.event === 'turn_started' });
+    const [odd, resumed] = await Promise.all([
+      user.events(turnId, { lastEventId: '1-99999999999999999999999', timeoutMs: 10_000 }),
+      user.events(turnId, { lastEventId: started.at(-1)?.id, timeoutMs: 10_000 }),
+    ]);
+    expect(types(resumed).at(-1)).toBe('done');
+    expect(odd.map((event) => event.id)).toEqual([...started, ...resumed].map((event) => event.id));
+  });
+
   it('retries a tool that fails once, and completes it', async () => {
     const user = await autonomousUser();
     plan = () => ({ toolCalls: [{ name: 'create_folder', arguments: { name: 'Flaky one' } }] });

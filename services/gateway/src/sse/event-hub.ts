@@ -25,6 +25,8 @@ export function compareIds(a: string, b: string): number {
 }
 
 export const STREAM_ID = /^\d+-\d+$/;
+/** Each part of a stream entry id is an unsigned 64-bit integer. */
+const MAX_ID_PART = 2n ** 64n - 1n;
 
 /**
  * An entry's id as the client gets it: the sequence part padded to six digits, so that ids
@@ -144,7 +146,11 @@ export class EventHub {
   async resumeFrom(turnId: string, lastId: string): Promise<string> {
     const last = (await this.reader.xrevrange(eventKeys(this.prefix, turnId).stream, '+', '-', 'COUNT', 1)) as StreamEntry[];
     const end = last[0]?.[0] ?? '0-0';
-    return compareIds(lastId, end) > 0 ? end : lastId;
+    // Redis refuses a sequence part past 64 bits (every read of the turn would fail); the last
+    // id of that millisecond names the same place.
+    const [ms, seq = '0'] = lastId.split('-');
+    const id = BigInt(seq) > MAX_ID_PART ? `${ms}-${MAX_ID_PART}` : lastId;
+    return compareIds(id, end) > 0 ? end : id;
   }
 
   /**
