@@ -438,6 +438,8 @@ describe('admin', () => {
     expect((await user.get('/v1/admin/users')).status).toBe(401);
     expect((await admin.patch(`/v1/admin/users/${user.userId}`, { disabled: 'yes' })).status).toBe(400);
     expect((await admin.patch('/v1/admin/users/00000000-0000-4000-8000-000000000000', { disabled: true })).status).toBe(404);
+    const unknown = await admin.get(`/v1/admin/users/${user.userId}`);
+    expect({ status: unknown.status, code: unknown.body.error.code }).toEqual({ status: 404, code: 'not_found' });
 
     // A turn queued behind a slow one when the user is disabled never reaches the model.
     await user.send('slow: in flight');

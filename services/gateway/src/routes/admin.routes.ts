@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requestErasure, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { requireAdmin } from '../http/auth';
-import { notFound } from '../http/errors';
+import { notFound, notFoundRoute } from '../http/errors';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import { adminUserResponse, erasureResponse } from '../openapi/operator-schemas';
@@ -93,5 +93,7 @@ export function adminRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
       },
     }),
   );
+  // Past the admin token, an unknown admin path is a 404: /v1's user auth would call the token an invalid API key.
+  router.use('/v1/admin', notFoundRoute);
   return router;
 }
