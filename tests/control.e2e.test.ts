@@ -241,6 +241,16 @@ describe('autonomous mode', () => {
     expect((await user.post(`/v1/turns/${turnId}/cancel`)).status).toBe(409);
     expect(await folderCount(user.userId, 'Cancelled')).toBe(0);
   });
+
+  it('takes a turn id in upper case for the same turn: its stream, and a cancel that ends it', async () => {
+    const user = await userWithInbox();
+    const { turn_id: turnId } = await user.send('manual: Shouted');
+    const upper = turnId.toUpperCase();
+    await user.events(upper, { until: (event) => event.event === 'tool_approval_request' });
+    expect((await user.post(`/v1/turns/${upper}/cancel`)).body).toEqual({ id: turnId, status: 'cancelled' });
+    const events = await user.events(turnId);
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'cancelled' });
+  });
 });
 
 describe('model failures', () => {

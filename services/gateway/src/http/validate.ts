@@ -8,4 +8,6 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
   return result.data;
 }
 
-export const uuidParam = z.uuid();
+// UUIDs are case-insensitive, but Redis keys (a turn's event stream) and comparisons in code are not:
+// every route sees the lower-case form that PostgreSQL answers with.
+export const uuidParam = z.uuid().transform((id) => id.toLowerCase());
