@@ -42,6 +42,13 @@ beforeAll(async () => {
       afterTools(body) ? { content: 'Let me fix that.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: '   ' } }] },
     'loop:': () => ({ content: 'Still working.', toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
     'same:': () => ({ toolCalls: [{ name: 'get_folder_contents', arguments: { folder_id: 'Inbox' } }] }),
+    'refused between:': (body) => {
+      // Step 2 sends arguments that are not an object: that call is refused (stored as `{}`, as
+      // list_habits' own arguments are), not a repeat.
+      const step = model.requests.filter((request) => userText(request.body) === userText(body)).length;
+      if (step > 3) return { content: 'Looked twice.' };
+      return { toolCalls: [{ name: 'list_habits', arguments: step === 2 ? 'null' : {} }] };
+    },
     'broken:': (body) =>
       afterTools(body)
         ? { content: 'Sorry.' }
@@ -195,6 +202,14 @@ describe('limits', () => {
     expect(events.filter((event) => event.event === 'tool_start')).toHaveLength(2);
     expect(String(events.find((event) => event.event === 'message')?.data.content)).toMatch(/get_folder_contents/);
     expect(events.at(-1)?.data.status).toBe('limit_reached');
+  });
+
+  it('does not count a refused call between two identical ones as a repeat', async () => {
+    const user = await userWithInbox({ autonomous_mode: true });
+    const { events } = await user.converse('refused between: look twice');
+    expect(events.filter((event) => event.event === 'tool_start')).toHaveLength(2);
+    expect(events.find((event) => event.event === 'message')?.data.content).toBe('Looked twice.');
+    expect(events.at(-1)?.data.status).toBe('completed');
   });
 });
 

@@ -23,11 +23,14 @@ export async function repeatedCall(
 
 /** Tool calls of the whole turn so far, oldest first, as `name + arguments` signatures. */
 async function recentCallSignatures(db: Queryable, turnId: string, count: number): Promise<string[]> {
-  const found = await db.query<{ tool_name: string; arguments: unknown }>(
-    'SELECT tool_name, arguments FROM tasks WHERE turn_id = $1 ORDER BY position DESC LIMIT $2',
+  // A call refused when planned (unrun-tasks.ts) is stored with `{}` for its arguments and finished
+  // in the statement that planned it: like a refused call of this step, it repeats nothing.
+  const found = await db.query<{ id: string; tool_name: string; arguments: unknown; refused: boolean }>(
+    `SELECT id, tool_name, arguments, finished_at IS NOT DISTINCT FROM created_at AS refused
+     FROM tasks WHERE turn_id = $1 ORDER BY position DESC LIMIT $2`,
     [turnId, count],
   );
-  return found.rows.reverse().map((row) => callSignature(row.tool_name, row.arguments));
+  return found.rows.reverse().map((row) => (row.refused ? `refused ${row.id}` : callSignature(row.tool_name, row.arguments)));
 }
 
 function callSignature(name: string, args: unknown): string {
