@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { Api } from '../scripts/lib/api';
 import { approvalResponse, sessionMessageResponse, sessionResponse } from '../services/gateway/src/openapi/api-schemas';
-import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
+import { afterTools, FakeModel, userText, type ChatRequestBody } from '../scripts/lib/fake-model';
 import { testDb } from './helpers/db';
 import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * The edges of the API against careless and hostile clients (docs/api.md#errors, docs/events.md): input the system
@@ -18,7 +19,11 @@ beforeAll(async () => {
   await model.start();
   // Every message plans one change, so in manual mode its turn waits for approval with its stream open.
   model.script = (body) =>
-    afterTools(body) ? { content: 'Done.' } : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body) } }] };
+    isDigest(body)
+      ? { content: 'Digest.' }
+      : afterTools(body)
+        ? { content: 'Done.' }
+        : { toolCalls: [{ name: 'create_folder', arguments: { name: userText(body) } }] };
   // A heartbeat a second: an erased user's open stream ends within one.
   await system.start({ env: { OPENAI_BASE_URL: model.url, MODEL_ALLOWLIST: 'gpt-4o-mini, gpt-4o', SSE_HEARTBEAT_MS: '1000' } });
   api = new Api(system.url);
@@ -30,6 +35,7 @@ afterAll(async () => {
   await model.stop();
 });
 
+const isDigest = (body: ChatRequestBody) => String(body.messages[0]?.content).startsWith('You write session digests');
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const deep = (depth: number): unknown => JSON.parse(nested(depth));
 
@@ -184,7 +190,7 @@ describe('limits on what a user creates', () => {
     expect((await user.patch('/v1/preferences', { default_model: null })).body.default_model).toBeNull();
   });
 
-  it('calls the default model for a user whose model was chosen before MODEL_ALLOWLIST left it out', async () => {
+  it('calls the default model, for turns and digests, for a user whose model was chosen before MODEL_ALLOWLIST left it out', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Early chooser', preferences: { autonomous_mode: true } });
     const db = testDb();
     try {
@@ -195,8 +201,10 @@ describe('limits on what a user creates', () => {
     const before = model.requests.length;
     const { events } = await user.converse('Allowlisted');
     expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    expect((await user.post('/v1/sessions/agent:main:main/reset')).status).toBe(202);
+    await waitFor(() => model.requests.slice(before).some((request) => isDigest(request.body)), 'the reset session digested');
     const models = model.requests.slice(before).map((request) => request.body.model);
-    expect(models.length).toBeGreaterThan(0);
+    expect(models.length).toBeGreaterThan(1);
     expect(models.every((name) => name === 'gpt-4o-mini')).toBe(true);
   });
 

@@ -14,7 +14,13 @@ const MIN_RECHECK_MS = 1_000;
  */
 export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHandler<'session-digests', 'digest'> {
   const { db, config, logger } = runtime;
-  const deps = { db, model, defaultModel: config.OPENAI_MODEL, idleSeconds: config.SESSION_IDLE_SECONDS };
+  const deps = {
+    db,
+    model,
+    defaultModel: config.OPENAI_MODEL,
+    modelAllowlist: config.MODEL_ALLOWLIST,
+    idleSeconds: config.SESSION_IDLE_SECONDS,
+  };
 
   return async (data, job, token) => {
     const outcome = await digestSession(deps, data.sessionId, { force: data.reason === 'reset' });

@@ -28,7 +28,7 @@ class ScriptedModel implements ChatModel {
 const NOW = new Date('2026-02-16T14:05:30Z');
 
 function deps(model: ChatModel): DigestDeps {
-  return { db: pool, model, defaultModel: 'test-model', idleSeconds: 60, now: () => NOW };
+  return { db: pool, model, defaultModel: 'test-model', modelAllowlist: undefined, idleSeconds: 60, now: () => NOW };
 }
 
 async function newSession(key = 'agent:main:main'): Promise<{ userId: string; sessionId: string }> {

@@ -1,4 +1,5 @@
 import { ACTIVE_STATUSES, appendMemory, stripUuids, summarizeMessages, withTransaction, type Db } from '@assistant/shared';
+import { allowedModel } from '../llm/allowed-model';
 import type { ChatModel } from '../llm/chat-model';
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
@@ -6,6 +7,8 @@ export interface DigestDeps {
   db: Db;
   model: ChatModel;
   defaultModel: string;
+  /** MODEL_ALLOWLIST: a digest goes to the model the user's turns go to. */
+  modelAllowlist: readonly string[] | undefined;
   idleSeconds: number;
   now?: () => Date;
 }
@@ -86,7 +89,7 @@ async function summarise(deps: DigestDeps, session: SessionState, transcript: st
     return summarizeMessages(spoken, OFFLINE_DIGEST_CHARS);
   }
   const response = await deps.model.complete({
-    model: session.model ?? deps.defaultModel,
+    model: allowedModel(deps, session.model),
     messages: [
       { role: 'system', content: DIGEST_INSTRUCTIONS },
       { role: 'user', content: `Transcript of session ${session.session_key}:\n\n${transcript}` },

@@ -16,6 +16,7 @@ import {
   type TurnMachine,
   type TurnState,
 } from '@assistant/shared';
+import { allowedModel } from '../llm/allowed-model';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
 import { buildModelMessages, PITFALLS_SHOWN, pitfallTools } from './context';
@@ -152,11 +153,6 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     earlierEvents,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
   });
-}
-
-function allowedModel(deps: ModelStepDeps, chosen: string | null): string {
-  if (chosen === null) return deps.defaultModel;
-  return deps.modelAllowlist && !deps.modelAllowlist.includes(chosen) ? deps.defaultModel : chosen;
 }
 
 async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {
