@@ -55,10 +55,32 @@ describe('trackToolError', () => {
     const user = await newUser();
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
-    await pool.query(`UPDATE tool_error_counts SET window_started_at = NOW() - interval '25 hours' WHERE user_id = $1`, [user]);
+    await pool.query(
+      `UPDATE tool_error_counts SET window_started_at = NOW() - interval '25 hours', last_seen_at = NOW() - interval '25 hours'
+       WHERE user_id = $1`,
+      [user],
+    );
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     expect(await gotchas(user)).toEqual([]);
     const counted = await pool.query('SELECT occurrences FROM tool_error_counts WHERE user_id = $1', [user]);
     expect(counted.rows).toEqual([{ occurrences: 1 }]);
+  });
+
+  it('records a gotcha for three occurrences within 24 hours that straddle the end of a window', async () => {
+    const user = await newUser();
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    // The first 26 hours ago, the second 20 hours ago: only the second is within 24 hours of the next two.
+    await pool.query(
+      `UPDATE tool_error_counts SET window_started_at = NOW() - interval '26 hours', last_seen_at = NOW() - interval '20 hours'
+       WHERE user_id = $1`,
+      [user],
+    );
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    expect(await gotchas(user)).toEqual([]);
+    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
+    const [gotcha] = await gotchas(user);
+    expect(gotcha).toMatchObject({ tool_name: 'delete_folder', occurrences: 3 });
+    expect(Date.now() - gotcha.first_seen_at.getTime()).toBeGreaterThan(19 * 3_600_000);
   });
 });

@@ -10,7 +10,9 @@ const MAX_DESCRIPTION_CHARS = 1_000;
  * Counts one failure of a tool for a user, inside the transaction that records the task as
  * failed (so a re-run of a finished task cannot count it twice). The count runs in a 24 h window
  * from its first occurrence; the occurrence that reaches GOTCHA_THRESHOLD records a gotcha, and
- * later occurrences of an existing gotcha update it.
+ * later occurrences of an existing gotcha update it. Below the threshold a window holds at most
+ * two occurrences, its first and its last: when it has passed, the new one starts from the last
+ * if that is within 24 h, so any three within 24 h count, not only three inside one window.
  */
 export async function trackToolError(db: Queryable, userId: string, toolName: string, error: string): Promise<void> {
   const pattern = normalizeToolError(error);
@@ -20,9 +22,12 @@ export async function trackToolError(db: Queryable, userId: string, toolName: st
      VALUES ($1, $2, $3, 1, NOW(), NOW(), $4)
      ON CONFLICT (user_id, tool_name, md5(pattern)) DO UPDATE SET
        occurrences = CASE WHEN tool_error_counts.window_started_at > NOW() - make_interval(hours => ${WINDOW_HOURS})
-                          THEN tool_error_counts.occurrences + 1 ELSE 1 END,
+                          THEN tool_error_counts.occurrences + 1
+                          WHEN tool_error_counts.last_seen_at > NOW() - make_interval(hours => ${WINDOW_HOURS}) THEN 2 ELSE 1 END,
        window_started_at = CASE WHEN tool_error_counts.window_started_at > NOW() - make_interval(hours => ${WINDOW_HOURS})
-                                THEN tool_error_counts.window_started_at ELSE NOW() END,
+                                THEN tool_error_counts.window_started_at
+                                WHEN tool_error_counts.last_seen_at > NOW() - make_interval(hours => ${WINDOW_HOURS})
+                                THEN tool_error_counts.last_seen_at ELSE NOW() END,
        last_seen_at = NOW(),
        last_error = EXCLUDED.last_error
      RETURNING occurrences, window_started_at`,
