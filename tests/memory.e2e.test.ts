@@ -163,6 +163,17 @@ describe('session digest', () => {
     expect((await user.post('/v1/sessions/agent:main:api:direct:never-used/reset')).status).toBe(404);
   });
 
+  it("shows the model no UUID a client put in a session's key (a web app's conversation id)", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Edu' });
+    const key = `agent:main:web:direct:${randomUUID()}`;
+    await say(user, 'the piano tuner comes on Tuesday', key);
+    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
+    await digestedMemory(user, key, 10_000);
+    const seen = model.requests.filter((r) => r.raw.includes('piano tuner'));
+    expect(seen.some((r) => isDigest(r.body))).toBe(true);
+    for (const request of seen) expect(request.raw).not.toMatch(UUID);
+  });
+
   it('digests a reset session once the model is back, after an outage longer than a few retries', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Dora' });
     const key = 'agent:main:api:direct:outage';

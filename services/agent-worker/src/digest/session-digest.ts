@@ -92,7 +92,8 @@ async function summarise(deps: DigestDeps, session: SessionState, transcript: st
     model: allowedModel(deps, session.model),
     messages: [
       { role: 'system', content: DIGEST_INSTRUCTIONS },
-      { role: 'user', content: `Transcript of session ${session.session_key}:\n\n${transcript}` },
+      // A client's own id in the key (a web app's conversation UUID) is no more the model's business than ours.
+      { role: 'user', content: `Transcript of session ${stripUuids(session.session_key)}:\n\n${transcript}` },
     ],
     tools: [],
     onToken: () => undefined,
