@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { Api } from '../scripts/lib/api';
+import { Api, UUID } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, type ChatRequestBody } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
@@ -38,6 +39,9 @@ beforeAll(async () => {
       afterTools(body)
         ? { content: 'Some were not run.' }
         : { toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'create_folder', arguments: { name: `Many ${i + 1}` } })) },
+    // Some OpenAI-compatible servers make their call ids of a UUID.
+    'uuid call ids': (body) =>
+      afterTools(body) ? { content: 'Listed.' } : { toolCalls: [{ name: 'list_habits', arguments: {}, id: `call_${randomUUID()}` }] },
     'nul answer': () => ({ content: 'hello\u0000 world' }),
     'blank answer': (body) => (afterTools(body) ? { content: ' ' } : { toolCalls: [{ name: 'get_folder_contents', arguments: {} }] }),
     'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
@@ -117,6 +121,16 @@ describe('model output is untrusted', () => {
     const notRun = (last?.messages ?? []).filter((m) => m.role === 'tool' && String(m.content).includes('Not run'));
     expect(notRun).toHaveLength(2);
     expect(notRun.every((m) => JSON.parse(String(m.content)).success === false)).toBe(true);
+  });
+
+  it("shows the model no UUID a server made its call ids of, in this turn's later requests or the next turn's", async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('uuid call ids');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    await user.converse('nul answer');
+    const later = model.requests.filter((r) => r.raw.includes('uuid call ids')).slice(1);
+    expect(later).toHaveLength(2);
+    for (const request of later) expect(request.raw).not.toMatch(UUID);
   });
 
   it('stores an answer holding a NUL character without it', async () => {

@@ -1,3 +1,4 @@
+import { UUID_PATTERN } from '@assistant/shared';
 import type { ToolCall } from '../llm/chat-model';
 
 /**
@@ -48,9 +49,11 @@ export function screenToolCalls(
   const seen = new Set<string>();
   let runnable = 0;
   return calls.map((call, index) => {
-    // Tool results are matched to calls by id: a missing, repeated or odd id gets a unique one.
+    // Tool results are matched to calls by id: a missing, repeated or odd id gets a unique one. So
+    // does one holding a UUID (some servers make them so): every later request repeats the id.
     const cleanId = cleanText(call.id, OUTPUT_LIMITS.callIdChars);
-    const id = cleanId !== '' && cleanId === call.id && !seen.has(cleanId) ? cleanId : `call_${iteration}_${index + 1}`;
+    const usable = cleanId !== '' && cleanId === call.id && !seen.has(cleanId) && !UUID_PATTERN.test(cleanId);
+    const id = usable ? cleanId : `call_${iteration}_${index + 1}`;
     seen.add(id);
     const name = cleanText(call.name, OUTPUT_LIMITS.nameChars);
     if (name !== call.name || !isKnown(name)) {
