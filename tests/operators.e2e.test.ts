@@ -43,6 +43,7 @@ beforeAll(async () => {
   );
   const scripted = {
     'usage:': () => ({ content: 'ok', usage: ONE }),
+    'no usage:': () => ({ content: 'ok', usage: null }),
     'tools usage:': (body) =>
       afterTools(body) ? { content: 'listed', usage: AFTER } : { toolCalls: [{ name: 'list_habits', arguments: {} }], usage: PLAN },
     'retry once:': () => ({ content: 'counted once', usage: RETRIED }),
@@ -159,6 +160,18 @@ describe('budgets', () => {
     expect(final((await user.converse('usage: d')).events)).toBe('completed');
     const reset = await admin.patch(`/v1/admin/users/${user.userId}`, { daily_token_budget: null });
     expect(reset.body.daily_token_budget).toBeNull();
+  });
+
+  it('hold for a model endpoint that reports no usage: its calls are counted by their length', async () => {
+    const user = await api.createUser(system.adminToken);
+    expect((await admin.patch(`/v1/admin/users/${user.userId}`, { daily_token_budget: 100 })).status).toBe(200);
+    expect(final((await user.converse('no usage: a')).events)).toBe('completed');
+    // The request alone is thousands of characters: far over 100 tokens.
+    expect((await user.get('/v1/usage')).body.budget.used_today).toBeGreaterThan(100);
+    const before = model.requests.length;
+    const stopped = await user.converse('no usage: b');
+    expect(model.requests.length).toBe(before);
+    expect(stopped.events.find((event) => event.event === 'error')?.data).toMatchObject({ code: 'budget_exhausted' });
   });
 
   it('answer a chat with when the budget resets', async () => {

@@ -18,8 +18,11 @@ export interface FakeReply {
   status?: number;
   /** Cuts the connection after this many content chunks, as a network failure in mid-answer would. */
   breakAfterChunks?: number;
-  /** The usage reported when the request asks for it; by default about a token per 4 characters, none cached. */
-  usage?: FakeUsage;
+  /**
+   * The usage reported when the request asks for it; by default about a token per 4 characters,
+   * none cached. Null: none, as servers that ignore `stream_options` answer.
+   */
+  usage?: FakeUsage | null;
 }
 
 /** As OpenAI reports it in the last chunk of a stream with `stream_options.include_usage`. */
@@ -135,7 +138,7 @@ export class FakeModel extends LocalHttpServer {
       chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
     });
     chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
-    if (body.stream_options?.include_usage) {
+    if (body.stream_options?.include_usage && reply.usage !== null) {
       const usage = reply.usage ?? {
         prompt_tokens: Math.ceil(raw.length / 4),
         completion_tokens: Math.ceil((content.length + JSON.stringify(reply.toolCalls ?? []).length) / 4),

@@ -10,6 +10,7 @@ import {
   toolsForModel,
   type EventWriter,
   type McpCatalog,
+  type ModelUsage,
   type Semaphore,
   type SessionHistories,
   type SharedMetrics,
@@ -92,7 +93,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
         ),
       streamed.length,
     );
-    const response = await measuredCall(deps, {
+    const request: ChatRequest = {
       model: allowedModel(deps, turn.model),
       messages: await deps.photos.attach(turn, messages),
       timezone: user.timeZone,
@@ -101,8 +102,11 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       onToken: boundedTokens(async (delta) => {
         tokens.push(delta);
       }),
-    });
-    return { response, mcpTools, claimed, tokens };
+    };
+    const response = await measuredCall(deps, request);
+    // The offline planner is no model: it spends no tokens.
+    const usage = response.usage ?? (deps.model.name === 'offline' ? undefined : estimatedUsage(request, response));
+    return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens };
   });
   // Another job holds the model call: it decides what comes next.
   if (outcome === 'unclaimed') return false;
@@ -153,6 +157,16 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     earlierEvents,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
   });
+}
+
+/**
+ * Some OpenAI-compatible servers report no usage (they ignore `stream_options`): such a call is
+ * counted at about four characters a token, so DAILY_TOKEN_BUDGET holds for their users too.
+ */
+function estimatedUsage(request: ChatRequest, response: ChatResponse): ModelUsage {
+  const prompt = JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+  const completion = response.content.length + JSON.stringify(response.toolCalls).length;
+  return { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(completion / 4) };
 }
 
 async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {
