@@ -103,3 +103,26 @@ it('reads the window again when messages held were deleted, and keeps only what 
   await small.latest(probe.db, other);
   expect(probe.sent).toEqual([2, 1, 2, 1]);
 });
+
+it('reaches back to the newest user message, however many messages came after it', async () => {
+  const sessionId = await newSession();
+  // With no user message at all (only reminders, say), the window keeps its size.
+  for (const n of [1, 2, 3, 4]) {
+    await db.query(`INSERT INTO messages (session_id, role, content) VALUES ($1, 'assistant', $2)`, [sessionId, `reminder ${n}`]);
+  }
+  expect(texts(await whole(sessionId, 3))).toEqual(['reminder 2', 'reminder 3', 'reminder 4']);
+  await say(sessionId, 'earlier');
+  const histories = new SessionHistories(3, 1_000_000);
+  await histories.latest(db, sessionId);
+  await say(sessionId, 'the question');
+  // A turn's steps: many answers (tool calls and results) after the question.
+  for (const n of [1, 2, 3, 4, 5]) {
+    await db.query(`INSERT INTO messages (session_id, role, content) VALUES ($1, 'assistant', $2)`, [sessionId, `step ${n}`]);
+  }
+  const expected = ['the question', 'step 1', 'step 2', 'step 3', 'step 4', 'step 5'];
+  expect(texts(await histories.latest(db, sessionId))).toEqual(expected);
+  expect(texts(await whole(sessionId, 3))).toEqual(expected);
+  // Once a newer question comes, the window is its usual size again.
+  await say(sessionId, 'next');
+  expect(texts(await histories.latest(db, sessionId))).toEqual(['step 4', 'step 5', 'next']);
+});

@@ -18,15 +18,19 @@ interface WindowRow extends Partial<StoredMessage> {
 }
 
 /**
- * One statement: of the session's latest `$2` messages, how many are at or below `$3` (the newest
+ * One statement: of the session's latest `$2` messages (more when the newest user message is
+ * further back: a turn of many tool calls must not lose the question it answers, nor its calls
+ * their results), how many are at or below `$3` (the newest
  * id held) and the first of those, and then the window's messages above `$3` in full. Both are
  * range scans of the `(session_id, id)` index, the first counted in one pass (a CTE read twice
  * took 0.40 ms against 0.29 for a window of 500, at psql); only the added messages are sent.
  */
 const WINDOW_SINCE = `
-  WITH held AS (
+  WITH newest_user AS (SELECT max(id) AS id FROM messages WHERE session_id = $1 AND role = 'user'),
+  held AS (
     SELECT count(*) FILTER (WHERE id <= $3)::int AS known, min(id) FILTER (WHERE id <= $3) AS known_from, min(id) AS first
-    FROM (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2) AS recent)
+    FROM (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC
+          LIMIT GREATEST($2, (SELECT count(*) FROM messages WHERE session_id = $1 AND id >= (SELECT id FROM newest_user)))) AS recent)
   SELECT held.known, held.known_from, m.id, m.role, m.content, m.tool_calls, m.tool_call_id
   FROM held LEFT JOIN messages m ON m.session_id = $1 AND m.id > $3 AND m.id >= held.first
   ORDER BY m.id`;
