@@ -26,7 +26,7 @@ beforeAll(async () => {
   await Promise.all([model.start(), telegram.start()]);
   model.script = (body) => {
     const text = userText(body);
-    if (text.startsWith('hold ')) return held.hold(text);
+    if (text.startsWith('hold ') && !afterTools(body)) return held.hold(text);
     if (text === 'two sluggish folders') {
       return afterTools(body)
         ? { content: 'made them' }
@@ -161,6 +161,23 @@ describe('if_busy on POST /v1/messages', () => {
     expect(await doneOf(user, running.turn_id)).toMatchObject({ status: 'cancelled' });
     const stored = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
     expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hold before queued', 'and this too', 'never mind']);
+  });
+
+  it('a queued message cancelled on its own is withdrawn: the turn running ahead never reads it', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Wanda' });
+    const running = await user.send('hold then list');
+    await waitFor(() => held.isHeld('hold then list'), 'the first model call');
+    const queued = await post(user, 'delete everything');
+    expect((await user.post(`/v1/turns/${queued.body.turn_id}/cancel`)).status).toBe(202);
+    expect(await doneOf(user, queued.body.turn_id)).toMatchObject({ status: 'cancelled' });
+    // The running turn takes a second step after the cancel: its request is read after it.
+    held.release('hold then list', { toolCalls: [{ name: 'list_habits', arguments: {} }] });
+    expect(await doneOf(user, running.turn_id)).toMatchObject({ status: 'completed' });
+    const requests = model.requests.filter((request) => request.raw.includes('hold then list'));
+    expect(requests).toHaveLength(2);
+    expect(requests.some((request) => request.raw.includes('delete everything'))).toBe(false);
+    const stored = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
+    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hold then list']);
   });
 
   it('interrupt lets a started tool finish and skips the pending ones', async () => {

@@ -54,22 +54,30 @@ export async function answerContinue(
 
 /** Cancels a turn at any point: open tasks are skipped and the turn ends `cancelled`. */
 export async function cancelTurn(db: Db, input: { userId: string; turnId: string }): Promise<ControlOutcome> {
-  return withTransaction(db, (client) => cancelTurnIn(client, input.turnId, input.userId));
+  return withTransaction(db, (client) => cancelTurnIn(client, input.turnId, { userId: input.userId }));
 }
 
 /**
  * cancelTurn inside the caller's transaction (an interrupting message cancels and queues at once).
  * The turn ends here and frees its lane, but a tool already started finishes and records its
  * result: its events come after the skipped tasks', and the `advance` its end queues sends the
- * turn's `done` (turn.worker.ts), so the stream closes with every task settled. What the user
- * said stays in the conversation, answered or not: a turn that never started puts its messages
- * there now (those of a running turn went in when it started).
+ * turn's `done` (turn.worker.ts), so the stream closes with every task settled.
+ *
+ * A running turn's messages went into the conversation when it started, and stay. Those of a
+ * turn that never started go in now only when an interruption cancels it (`keepMessages`): the
+ * interrupting turn reads them, and no turn of the session is left running to read them in the
+ * middle of its work. A queued turn cancelled on its own is a message withdrawn: the turn running
+ * ahead of it never sees it.
  */
-export async function cancelTurnIn(client: DbClient, turnId: string, userId?: string): Promise<ControlOutcome> {
+export async function cancelTurnIn(
+  client: DbClient,
+  turnId: string,
+  { userId, keepMessages = false }: { userId?: string; keepMessages?: boolean } = {},
+): Promise<ControlOutcome> {
   const turn = await lockTurn(client, turnId, userId);
   if (!turn) return 'not_found';
   if (isFinal(turn.status)) return 'conflict';
-  if (turn.status === 'queued') {
+  if (turn.status === 'queued' && keepMessages) {
     await client.query(
       `INSERT INTO messages (session_id, turn_id, role, content)
        SELECT t.session_id, t.id, 'user', m.text FROM turns t, unnest(ARRAY[t.input] || t.merged_inputs) WITH ORDINALITY AS m(text, n)

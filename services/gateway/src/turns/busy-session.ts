@@ -41,7 +41,7 @@ export async function applyIfBusy(
       // Queued turns go too: the interrupting message starts at once, not behind them.
       const cancelled: string[] = [];
       for (const turnId of await openTurns(client, sessionId)) {
-        if ((await cancelTurnIn(client, turnId)) === 'ok') cancelled.push(turnId);
+        if ((await cancelTurnIn(client, turnId, { keepMessages: true })) === 'ok') cancelled.push(turnId);
       }
       return { cancelled };
     }
