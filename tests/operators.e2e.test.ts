@@ -259,6 +259,9 @@ describe('API keys', () => {
       [401, undefined],
       [200, bob.userId],
     ]);
+    // RFC 6750: a 401 says how to authenticate.
+    expect(answers[2]?.headers.get('www-authenticate')).toBe('Bearer');
+    expect((await new Api(system.url).get('/v1/me')).headers.get('www-authenticate')).toBe('Bearer');
   });
 });
 

@@ -194,7 +194,9 @@ describe('with a running system', () => {
   });
 
   it('serves bull-board behind the admin token', async () => {
-    expect((await api.get('/admin/queues')).status).toBe(401);
+    const refused = await api.get('/admin/queues');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Basic realm="assistant admin"');
     const res = await fetch(`${system.url}/admin/queues`, {
       headers: { authorization: `Basic ${Buffer.from(`admin:${system.adminToken}`).toString('base64')}` },
     });

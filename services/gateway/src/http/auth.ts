@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { ApiKeyOwners } from '../users/api-key-owners';
-import { HttpError } from './errors';
+import { HttpError, unauthorized } from './errors';
 import type { KeyUsageRecorder } from './key-usage';
 
 declare module 'express-serve-static-core' {
@@ -20,9 +20,9 @@ function bearer(req: Request): string | undefined {
 export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): RequestHandler {
   return async (req, _res, next) => {
     const key = bearer(req);
-    if (!key) throw new HttpError(401, 'unauthorized', 'missing API key: send Authorization: Bearer <api key>');
+    if (!key) throw unauthorized('missing API key: send Authorization: Bearer <api key>');
     const owner = await owners.ownerOf(key);
-    if (!owner) throw new HttpError(401, 'unauthorized', 'invalid API key');
+    if (!owner) throw unauthorized('invalid API key');
     if (owner.disabled) throw new HttpError(403, 'user_disabled', 'this user is disabled; ask the operator to enable it again');
     keyUsage.touch(owner.keyId);
     req.userId = owner.userId;
@@ -31,7 +31,7 @@ export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): R
 }
 
 export function userOf(req: Request): string {
-  if (!req.userId) throw new HttpError(401, 'unauthorized', 'not authenticated');
+  if (!req.userId) throw unauthorized('not authenticated');
   return req.userId;
 }
 
@@ -44,7 +44,7 @@ export function secretsEqual(given: string, expected: string): boolean {
 
 /** The admin token as a bearer token or as a basic-auth password (for a browser on /admin/queues). */
 export function requireAdmin(adminToken: string | undefined, options: { basicAuth?: boolean } = {}): RequestHandler {
-  return (req, res, next) => {
+  return (req, _res, next) => {
     if (!adminToken) {
       throw new HttpError(503, 'admin_disabled', 'ADMIN_TOKEN is not set: set it to use admin endpoints');
     }
@@ -56,7 +56,6 @@ export function requireAdmin(adminToken: string | undefined, options: { basicAut
       given = decoded.slice(decoded.indexOf(':') + 1);
     }
     if (given && secretsEqual(given, adminToken)) return next();
-    if (options.basicAuth) res.set('WWW-Authenticate', 'Basic realm="assistant admin"');
-    throw new HttpError(401, 'unauthorized', 'admin token required');
+    throw unauthorized('admin token required', options.basicAuth ? 'Basic realm="assistant admin"' : 'Bearer');
   };
 }

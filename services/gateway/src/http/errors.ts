@@ -17,6 +17,10 @@ export class HttpError extends Error {
 
 export const notFound = (what = 'resource') => new HttpError(404, 'not_found', `${what} not found`);
 
+/** 401, with the challenge that says how to authenticate (RFC 6750: a bearer token). */
+export const unauthorized = (message: string, challenge = 'Bearer') =>
+  new HttpError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
+
 export const notFoundRoute: RequestHandler = (req) => {
   throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`);
 };
