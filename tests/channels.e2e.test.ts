@@ -256,6 +256,31 @@ describe('Telegram', () => {
     expect(await identityUserId('telegram', String(stranger))).toBeUndefined();
   });
 
+  it("answers a disabled account's button press with the disabled reply alone, and no toast", async () => {
+    const chat = nextId();
+    expect((await postTelegram(tgText(chat, 'make folder Lagos'))).status).toBe(200);
+    const question = await system.waitFor(() => telegram.received(chat)[0], 'the approval request');
+    const [approve] = question.body.reply_markup.inline_keyboard[0] as { callback_data: string }[];
+    const admin = new Api(system.url, system.adminToken);
+    expect((await admin.patch(`/v1/admin/users/${await identityUserId('telegram', String(chat))}`, { disabled: true })).status).toBe(200);
+
+    const press = fixture(telegramCallbackQuery);
+    press.update_id = nextId();
+    Object.assign(press.callback_query, {
+      id: `cb-${press.update_id}`,
+      from: { ...press.callback_query.from, id: chat },
+      message: { ...press.callback_query.message, chat: { ...press.callback_query.message.chat, id: chat } },
+      data: approve?.callback_data,
+    });
+    expect((await postTelegram(press)).status).toBe(200);
+    const [answer] = telegram.calls.filter(
+      (call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === press.callback_query.id,
+    );
+    expect(answer?.body.text).toBeUndefined();
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the disabled reply');
+    expect(telegram.received(chat)[1]?.body.text).toContain('disabled');
+  });
+
   it('replies "not supported" to a photo and creates no turn', async () => {
     const chat = nextId();
     const photo = fixture(telegramPhoto);

@@ -46,8 +46,9 @@ function requireSecret(secret: string): RequestHandler {
   };
 }
 
-/** The little toast Telegram shows after a button press. */
-function callbackText(result: InboundResult): string {
+/** The little toast Telegram shows after a button press; none when the press got a reply of its own (a disabled account's). */
+function callbackText(result: InboundResult): string | undefined {
+  if (result.replied) return undefined;
   const refused = refusedPress(result);
   if (refused !== undefined) return refused;
   if (result.decision?.kind === 'approval') return result.decision.approve ? 'Approved' : 'Rejected';
