@@ -18,22 +18,24 @@ interface WindowRow extends Partial<StoredMessage> {
 }
 
 /**
- * One statement: of the session's latest `$2` messages (more when the newest user message is
- * further back: a turn of many tool calls must not lose the question it answers, nor its calls
- * their results), how many are at or below `$3` (the newest
+ * One statement: of the session's latest `$2` messages, how many are at or below `$3` (the newest
  * id held) and the first of those, and then the window's messages above `$3` in full. Both are
  * range scans of the `(session_id, id)` index, the first counted in one pass (a CTE read twice
  * took 0.40 ms against 0.29 for a window of 500, at psql); only the added messages are sent.
  */
 const WINDOW_SINCE = `
-  WITH newest_user AS (SELECT max(id) AS id FROM messages WHERE session_id = $1 AND role = 'user'),
-  held AS (
+  WITH held AS (
     SELECT count(*) FILTER (WHERE id <= $3)::int AS known, min(id) FILTER (WHERE id <= $3) AS known_from, min(id) AS first
-    FROM (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC
-          LIMIT GREATEST($2, (SELECT count(*) FROM messages WHERE session_id = $1 AND id >= (SELECT id FROM newest_user)))) AS recent)
+    FROM (SELECT id FROM messages WHERE session_id = $1 ORDER BY id DESC LIMIT $2) AS recent)
   SELECT held.known, held.known_from, m.id, m.role, m.content, m.tool_calls, m.tool_call_id
   FROM held LEFT JOIN messages m ON m.session_id = $1 AND m.id > $3 AND m.id >= held.first
   ORDER BY m.id`;
+
+/** The session's messages from its newest user message on, oldest first (none when it has none). */
+const SINCE_NEWEST_QUESTION = `
+  SELECT role, content, tool_calls, tool_call_id FROM messages
+  WHERE session_id = $1 AND id >= (SELECT max(id) FROM messages WHERE session_id = $1 AND role = 'user')
+  ORDER BY id`;
 
 /**
  * The latest `rows` messages of each session whose steps this process ran lately, so that a
@@ -57,12 +59,19 @@ export class SessionHistories {
     private readonly maxChars: number,
   ) {}
 
-  /** The session's latest `rows` messages, oldest first. */
+  /**
+   * The session's latest `rows` messages, oldest first; more when its newest user message is
+   * further back (a turn of many tool calls must not lose the question it answers, nor its calls
+   * their results). That case is rare and read on its own, so a step's usual read stays one
+   * statement over the window.
+   */
   async latest(db: Queryable, sessionId: string): Promise<readonly StoredMessage[]> {
     const held = this.windows.get(sessionId) ?? EMPTY;
     const window = await this.extend(db, sessionId, held);
     this.keep(sessionId, window);
-    return window.messages;
+    if (window.messages.length < this.rows || window.messages.some((message) => message.role === 'user')) return window.messages;
+    const sinceQuestion = await db.query<StoredMessage>(SINCE_NEWEST_QUESTION, [sessionId]);
+    return sinceQuestion.rows.length > 0 ? sinceQuestion.rows : window.messages;
   }
 
   /** `held` with what was added since; the window read whole when `held` no longer agrees with the database. */
