@@ -84,6 +84,18 @@ const postTelegram = (update: unknown, secret?: string | null) => webhooks.postT
 const waText = (from: string, text: string, id?: string) => webhooks.waText(from, text, id);
 const sign = (raw: string, secret?: string) => webhooks.sign(raw, secret);
 const postWhatsApp = (raw: string, signature?: string | null) => webhooks.postWhatsApp(raw, signature);
+/** A press of the inline button carrying `data` by `chat`, as Telegram delivers it; its id is `cb-<update_id>`. */
+function tgButtonPress(chat: number, data: string | undefined) {
+  const press = fixture(telegramCallbackQuery);
+  press.update_id = nextId();
+  Object.assign(press.callback_query, {
+    id: `cb-${press.update_id}`,
+    from: { ...press.callback_query.from, id: chat },
+    message: { ...press.callback_query.message, chat: { ...press.callback_query.message.chat, id: chat } },
+    data,
+  });
+  return press;
+}
 /** A press of the reply button `replyId` by `from`, as WhatsApp delivers it. */
 function waButtonPress(from: string, replyId: string, id = `wamid.${randomUUID()}`): string {
   const payload = fixture(whatsappButtonReply);
@@ -220,14 +232,7 @@ describe('Telegram', () => {
     const userId = await identityUserId('telegram', String(chat));
     expect(await count('SELECT COUNT(*)::int AS n FROM folders WHERE user_id = $1', [userId])).toBe(0);
 
-    const press = fixture(telegramCallbackQuery);
-    press.update_id = nextId();
-    Object.assign(press.callback_query, {
-      id: `cb-${press.update_id}`,
-      from: { ...press.callback_query.from, id: chat },
-      message: { ...press.callback_query.message, chat: { ...press.callback_query.message.chat, id: chat } },
-      data: buttons[0]?.callback_data,
-    });
+    const press = tgButtonPress(chat, buttons[0]?.callback_data);
     expect((await postTelegram(press)).status).toBe(200);
     const answers = () =>
       telegram.calls.filter((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === `cb-${press.update_id}`);
@@ -264,14 +269,7 @@ describe('Telegram', () => {
     const admin = new Api(system.url, system.adminToken);
     expect((await admin.patch(`/v1/admin/users/${await identityUserId('telegram', String(chat))}`, { disabled: true })).status).toBe(200);
 
-    const press = fixture(telegramCallbackQuery);
-    press.update_id = nextId();
-    Object.assign(press.callback_query, {
-      id: `cb-${press.update_id}`,
-      from: { ...press.callback_query.from, id: chat },
-      message: { ...press.callback_query.message, chat: { ...press.callback_query.message.chat, id: chat } },
-      data: approve?.callback_data,
-    });
+    const press = tgButtonPress(chat, approve?.callback_data);
     expect((await postTelegram(press)).status).toBe(200);
     const [answer] = telegram.calls.filter(
       (call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === press.callback_query.id,
