@@ -34,6 +34,15 @@ describe('toMcpTool', () => {
     expect(tool?.entry).toMatchObject({ readOnly: false, idempotent: false, description: 'touch' });
   });
 
+  it('takes a schema with an `$id` each time the tools are listed, and from every server', () => {
+    const withId = () => ({ $id: 'https://example.com/args.json', type: 'object' as const, properties: { a: { type: 'string' } } });
+    for (const server of ['files', 'files', 'notes']) {
+      const { tool, problem } = toMcpTool(server, { name: 'write', inputSchema: withId() });
+      expect(problem).toBeUndefined();
+      expect(tool?.validate({ a: 1 })).toBe(false);
+    }
+  });
+
   it('leaves out a tool the model could not call, saying why', () => {
     expect(toMcpTool('files', { name: 'has space', inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
     expect(toMcpTool('files', { name: 'x'.repeat(60), inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');

@@ -11,7 +11,9 @@ export interface McpTool {
 }
 
 // strict: false, since servers write schemas with keywords and formats of every dialect.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+// addUsedSchema: false, as a schema with an `$id` is compiled again on every listing (and two
+// servers may use the same one): registered, its second compile would throw and drop the tool.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
 
 /**
  * A server's tool in our registry's terms, with its compiled argument validator; undefined (with
