@@ -61,6 +61,23 @@ describe('parseConfig', () => {
     expect(config).toMatchObject({ ADMIN_TOKEN: 'admin-token-of-16+', QUEUE_PREFIX: 'test:run-1' });
   });
 
+  it('refuses connection strings the drivers cannot read, without echoing them', () => {
+    for (const [name, value] of [
+      ['DATABASE_URL', 'postgres://app:secret@127.0.0.1:abc/assistant'],
+      ['DATABASE_URL', 'postgres://app:secret@127.0.0.1:99999/assistant'],
+      ['REDIS_URL', 'redis://:secret@127.0.0.1:abc'],
+      ['REDIS_URL', 'redis://%zz:secret@127.0.0.1:6379'],
+    ] as const) {
+      let problems: string[] = [];
+      try {
+        parseConfig({ [name]: value });
+      } catch (error) {
+        if (error instanceof ConfigError) problems = error.problems;
+      }
+      expect(problems).toEqual([`${name}: is not a connection string the driver can read (check the port and %-escapes)`]);
+    }
+  });
+
   it('takes only http:// and https:// URLs for the model and the chat providers', () => {
     expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:8080/v1' }).OPENAI_BASE_URL).toBe('http://localhost:8080/v1');
     for (const [name, value] of [

@@ -1,3 +1,4 @@
+import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { z } from 'zod';
 import { mcpServersSetting } from './mcp/mcp-config';
 import { canonicalTimeZone, isTimeZone } from './time/local-time';
@@ -18,9 +19,36 @@ const flag = (fallback: boolean) =>
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(httpUrl());
 const optionalUrl = () => optionalString.pipe(httpUrl().optional());
-/** Connection strings are checked by scheme only: drivers accept forms (socket hosts, no host) a URL parser rejects. */
-const connectionUrl = (fallback: string, scheme: RegExp, example: string) =>
-  optionalString.transform((v) => v ?? fallback).pipe(z.string().regex(scheme, `must start with ${example}`));
+/**
+ * Connection strings are checked by scheme and by the driver's own parser: drivers accept forms
+ * (socket hosts, no host) a URL parser rejects, and one they cannot parse (a port that is not a
+ * number) would otherwise fail every connection, or the process with a stack trace.
+ */
+const connectionUrl = (fallback: string, scheme: RegExp, example: string, parses: (url: string) => unknown) =>
+  optionalString
+    .transform((v) => v ?? fallback)
+    .pipe(
+      z
+        .string()
+        .regex(scheme, `must start with ${example}`)
+        .refine((url) => succeeds(() => parses(url)), 'is not a connection string the driver can read (check the port and %-escapes)'),
+    );
+
+function succeeds(parse: () => unknown): boolean {
+  try {
+    parse();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What ioredis does with a `redis://` URL: the WHATWG parser, then its user name and password decoded. */
+function parseRedisUrl(url: string): void {
+  const parsed = new URL(url);
+  decodeURIComponent(parsed.username);
+  decodeURIComponent(parsed.password);
+}
 
 const int = (fallback: number, min: number, max: number) =>
   optionalString.transform((v) => v ?? String(fallback)).pipe(z.coerce.number<string>().int().min(min).max(max));
@@ -31,8 +59,8 @@ export const configSchema = z
     NODE_ENV: optionalString,
     PORT: int(3000, 0, 65535),
     HEALTH_PORT: int(0, 0, 65535),
-    DATABASE_URL: connectionUrl('postgres://postgres@127.0.0.1:5432/assistant', /^postgres(ql)?:\/\//, 'postgres://'),
-    REDIS_URL: connectionUrl('redis://127.0.0.1:6379', /^rediss?:\/\//, 'redis://'),
+    DATABASE_URL: connectionUrl('postgres://postgres@127.0.0.1:5432/assistant', /^postgres(ql)?:\/\//, 'postgres://', parsePostgresUrl),
+    REDIS_URL: connectionUrl('redis://127.0.0.1:6379', /^rediss?:\/\//, 'redis://', parseRedisUrl),
     QUEUE_PREFIX: optionalString
       .transform((v) => v ?? 'assistant')
       // Braces would make Redis Cluster hash tags out of our keys; spaces break key patterns.
