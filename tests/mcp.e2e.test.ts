@@ -12,10 +12,11 @@ import { waitFor } from '../scripts/lib/wait-for';
 /**
  * Tools from MCP servers (docs/tools.md#mcp-tools), through the real processes: server-everything from npm
  * over stdio (`everything`) and over Streamable HTTP (`remote`), the tests' own notes server
- * (`notes`, UUIDs in its results), a server whose command does not exist (`broken`) and one that
- * takes connections but never answers (`silent`).
+ * (`notes`, UUIDs in its results), one with a tool out of shape (`loose`), a server whose command
+ * does not exist (`broken`) and one that takes connections but never answers (`silent`).
  */
 const EVERYTHING = path.resolve(__dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const LOOSE = path.resolve(__dirname, 'helpers/loose-tools-mcp-server.mjs');
 const TOOL_TIMEOUT_MS = 3_000;
 const model = new FakeModel();
 const notes = new NotesMcpServer();
@@ -88,6 +89,7 @@ beforeAll(async () => {
         { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
         { name: 'remote', url: `http://127.0.0.1:${remotePort}/mcp` },
         { name: 'notes', url: notes.url, headers: { 'x-test': 'notes' } },
+        { name: 'loose', command: process.execPath, args: [LOOSE] },
         { name: 'broken', command: '/nonexistent/mcp-server' },
         { name: 'silent', url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/mcp` },
       ]),
@@ -142,6 +144,15 @@ describe('listing', () => {
     expect(tools.some((tool) => tool.source === 'broken')).toBe(false);
     expect(tools.findIndex((tool) => tool.source !== 'builtin')).toBeGreaterThan(tools.findIndex((tool) => tool.name === 'update_profile'));
     expect((await new Api(system.url).get('/v1/tools')).status).toBe(401);
+  });
+
+  it('lists the tools of a server that also has a tool out of shape, leaving that one out', async () => {
+    const user = await api.createUser(system.adminToken);
+    const loose = await waitFor(async () => {
+      const tools = (await user.get<{ name: string; source: string }[]>('/v1/tools')).body.filter((tool) => tool.source === 'loose');
+      return tools.length > 0 ? tools : undefined;
+    }, 'the loose server listed');
+    expect(loose.map((tool) => tool.name)).toEqual(['loose__ping']);
   });
 
   it('takes a manual gotcha about an MCP tool of a configured server, not of another', async () => {

@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isStdioServer, stripUuids, type Logger, type McpCatalog, type McpServerConfig } from '@assistant/shared';
 import { toMcpTool, type McpTool } from './mcp-schemas';
@@ -161,19 +162,24 @@ export class McpConnection {
   }
 
   private async refresh(client: Client): Promise<void> {
-    const listed: Tool[] = [];
+    const listed: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : {}, { timeout: LIST_TIMEOUT_MS });
+      // Each tool is checked on its own below: the SDK's listTools() refuses the whole list for
+      // one tool out of shape (an inputSchema without "type": "object"), losing the server.
+      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, TOOL_PAGE, {
+        timeout: LIST_TIMEOUT_MS,
+      });
       listed.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor) break;
     }
     if (client !== this.client) return;
     const tools = new Map<string, McpTool>();
-    for (const tool of listed) {
-      const { tool: usable, problem } = toMcpTool(this.name, tool);
-      if (usable) tools.set(tool.name, usable);
+    for (const raw of listed) {
+      const parsed = ToolSchema.safeParse(raw);
+      const { tool: usable, problem } = parsed.success ? toMcpTool(this.name, parsed.data) : { problem: notATool(raw, parsed.error) };
+      if (usable) tools.set(usable.entry.tool, usable);
       else this.logger.warn({ server: this.name, problem }, 'mcp tool left out');
     }
     this.tools = tools;
@@ -208,6 +214,16 @@ export class McpConnection {
       updatedAt: new Date().toISOString(),
     });
   }
+}
+
+/** One page of `tools/list`, its tools not yet checked. */
+const TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+function notATool(raw: unknown, error: z.ZodError): string {
+  const name = z.object({ name: z.string() }).safeParse(raw);
+  const issue = error.issues[0];
+  const where = issue?.path.join('.') || 'tool';
+  return `tool ${name.success ? name.data.name : '(unnamed)'} is not an MCP tool definition: ${where}: ${issue?.message ?? 'invalid'}`;
 }
 
 /** A short, secret-free description of a connection problem (no stack, no UUIDs such as session ids). */
