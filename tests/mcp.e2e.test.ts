@@ -12,8 +12,9 @@ import { waitFor } from '../scripts/lib/wait-for';
 /**
  * Tools from MCP servers (docs/tools.md#mcp-tools), through the real processes: server-everything from npm
  * over stdio (`everything`) and over Streamable HTTP (`remote`), the tests' own notes server
- * (`notes`, UUIDs in its results), one with a tool out of shape (`loose`), a server whose command
- * does not exist (`broken`) and one that takes connections but never answers (`silent`).
+ * (`notes`, UUIDs in its results), one with a tool out of shape (`loose`) and one whose handshake
+ * answer is (`unversioned`), a server whose command does not exist (`broken`) and one that takes
+ * connections but never answers (`silent`).
  */
 const EVERYTHING = path.resolve(__dirname, '../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const LOOSE = path.resolve(__dirname, 'helpers/loose-tools-mcp-server.mjs');
@@ -73,6 +74,7 @@ beforeAll(async () => {
     'bad args:': once('everything__get-sum', { a: 'two' }),
     'broken:': once('broken__anything', {}),
     'silent:': once('silent__anything', {}),
+    'unversioned:': once('unversioned__ping', {}),
     'note:': (body, index) => {
       const results = body.messages.filter((message) => message.role === 'tool');
       if (results.length === 0) return call('notes__create_note', { title: 'Groceries' })();
@@ -90,6 +92,7 @@ beforeAll(async () => {
         { name: 'remote', url: `http://127.0.0.1:${remotePort}/mcp` },
         { name: 'notes', url: notes.url, headers: { 'x-test': 'notes' } },
         { name: 'loose', command: process.execPath, args: [LOOSE] },
+        { name: 'unversioned', command: process.execPath, args: [LOOSE, 'unversioned'] },
         { name: 'broken', command: '/nonexistent/mcp-server' },
         { name: 'silent', url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/mcp` },
       ]),
@@ -274,6 +277,15 @@ describe('a server that cannot start', () => {
     expect(String(find(asked, 'tool_failed')?.error)).toContain('The MCP server "silent" is not available right now');
     expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
     expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+  });
+
+  it('says what is wrong with a server whose handshake answer is out of shape', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { turn_id: turnId } = await user.send('unversioned: try it');
+    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
+    expect(String(find(asked, 'tool_failed')?.error)).toContain(
+      'The MCP server "unversioned" is not available right now (its answer is not valid MCP: serverInfo.version:',
+    );
   });
 });
 

@@ -228,6 +228,14 @@ function notATool(raw: unknown, error: z.ZodError): string {
 
 /** A short, secret-free description of a connection problem (no stack, no UUIDs such as session ids). */
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? (firstIssue(error) ?? error.message) : String(error);
   return stripUuids(text.split('\n')[0] ?? text).slice(0, 300);
+}
+
+/** The SDK's check of a server's answer fails with the issues as JSON, whose first line is "[": its first issue instead. */
+function firstIssue(error: Error): string | undefined {
+  const { issues } = error as { issues?: unknown };
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const { path, message } = issues[0] as { path?: unknown[]; message?: string };
+  return `its answer is not valid MCP: ${path?.join('.') || 'answer'}: ${message ?? 'invalid'}`;
 }
