@@ -193,6 +193,15 @@ describe('with a running system', () => {
     expect(text).toMatch(/^assistant_queue_jobs\{queue="agent-turns",state="completed"\} /m);
   });
 
+  it('stops a second gateway on the port taken, saying so and never that it listens', async () => {
+    const second = system.spawn('gateway', { LOG_LEVEL: 'info' }, 'second-gateway');
+    const [code] = (await once(second, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    const logs = system.logs.filter((line) => line.startsWith('[second-gateway]')).join('');
+    expect(logs).toContain('gateway could not listen');
+    expect(logs).not.toContain('gateway listening');
+  });
+
   it('serves bull-board behind the admin token', async () => {
     const refused = await api.get('/admin/queues');
     expect(refused.status).toBe(401);

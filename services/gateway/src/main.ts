@@ -34,7 +34,9 @@ const deliveries = startDeliveriesWorker(runtime, deliveriesConnection, channelC
 const typingTicker = startTypingTicker(runtime, channelClients);
 
 const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS, keyOwners });
-const server = app.listen(config.PORT, () => {
+// Express 5 calls back with the error when listening fails too: that is told on 'error' below.
+const server = app.listen(config.PORT, (error?: Error) => {
+  if (error) return;
   logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
   // Accepted as the operator chose it, but a short one can be guessed.
   if (config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < 16) logger.warn('ADMIN_TOKEN is shorter than 16 characters: it can be guessed');
