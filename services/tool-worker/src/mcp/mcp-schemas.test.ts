@@ -46,6 +46,8 @@ describe('toMcpTool', () => {
   it('leaves out a tool the model could not call, saying why', () => {
     expect(toMcpTool('files', { name: 'has space', inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
     expect(toMcpTool('files', { name: 'x'.repeat(60), inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
+    const withUuid = toMcpTool('files', { name: 'get_123e4567-e89b-12d3-a456-426614174000', inputSchema: { type: 'object' } });
+    expect(withUuid.problem).toBe('tool name files__get_[hidden id] holds a UUID, which the model must never see');
     expect(toMcpTool('files', { name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } }).problem).toContain(
       'invalid input schema',
     );

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mcpToolName, stripUuids, type McpToolEntry } from '@assistant/shared';
+import { mcpToolName, stripUuids, UUID_PATTERN, type McpToolEntry } from '@assistant/shared';
 
 /** OpenAI-compatible function names: what `<server>__<tool>` must be for the model to call it. */
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -23,6 +23,8 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false
 export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem?: string } {
   const name = mcpToolName(server, tool.name);
   if (!FUNCTION_NAME.test(name)) return { problem: `tool name ${name} is not a valid function name (1-64 of a-z, 0-9, _ and -)` };
+  // The model calls a tool by its name, which cannot be shown as a ref: one holding a UUID is not offered.
+  if (UUID_PATTERN.test(name)) return { problem: `tool name ${stripUuids(name)} holds a UUID, which the model must never see` };
   // The dialect is ours to choose (2020-12); a draft-07 `$schema` would make ajv look up a meta-schema it lacks.
   const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
   let validate: ValidateFunction;
