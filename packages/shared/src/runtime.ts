@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './logger';
 import { createQueues, type Queues } from './queues';
 import { createClientRedis, pingRedis, type Redis } from './redis';
 import { ChatTyping } from './turns/chat-typing';
-import { isToolName } from './tools';
+import { isToolName, MAX_MODEL_TOOLS, modelTools } from './tools';
 import { OutboxPublisher } from './turns/outbox';
 
 /** What every process shares: configuration, logs, PostgreSQL, Redis, queues, the event writer. */
@@ -70,6 +70,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       redis,
       config.QUEUE_PREFIX,
       config.MCP_SERVERS.map((server) => server.name),
+      MAX_MODEL_TOOLS - modelTools.length,
     ),
     checkReady: async () => {
       const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);

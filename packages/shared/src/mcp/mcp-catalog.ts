@@ -49,6 +49,8 @@ export class McpCatalog {
     private readonly redis: Redis,
     prefix: string,
     private readonly servers: readonly string[],
+    /** The most MCP tools offered: those past it, by name, are left out (runtime.ts: the model's limit). */
+    private readonly maxTools = Number.POSITIVE_INFINITY,
   ) {
     this.key = `${prefix}:mcp:servers`;
   }
@@ -71,10 +73,13 @@ export class McpCatalog {
     });
   }
 
-  /** Every known MCP tool, in a stable order (by name), so model requests stay cacheable. */
+  /** Every known MCP tool up to `maxTools`, in a stable order (by name), so model requests stay cacheable. */
   async tools(): Promise<McpToolEntry[]> {
     const states = await this.states();
-    return states.flatMap((state) => state.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return states
+      .flatMap((state) => state.tools)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, this.maxTools);
   }
 }
 

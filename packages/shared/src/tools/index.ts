@@ -35,6 +35,12 @@ export interface ModelTool {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * The most function definitions one Chat Completions request may carry (OpenAI refuses more with
+ * a 400, which would fail every turn): MCP tools past it are not offered (docs/tools.md#mcp-tools).
+ */
+export const MAX_MODEL_TOOLS = 128;
+
 /** The catalog as function definitions for the model: JSON Schema generated from the zod schemas. */
 export const modelTools: ModelTool[] = Object.entries(toolCatalog).map(([name, spec]) => {
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(spec.input, { io: 'input' }) as Record<string, unknown>;
