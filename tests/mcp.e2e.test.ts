@@ -261,29 +261,26 @@ describe('timeouts and retries', () => {
 });
 
 describe('a server that cannot start', () => {
-  it('blocks nothing else, and a call to it fails with a clear result', async () => {
+  /** The error a call to `server`'s tool fails with; the turn then goes on when told to. */
+  async function failedCall(server: string): Promise<string> {
     const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
-    const { turn_id: turnId } = await user.send('broken: try it');
+    const { turn_id: turnId } = await user.send(`${server}: try it`);
     const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
-    expect(String(find(asked, 'tool_failed')?.error)).toContain('The MCP server "broken" is not available right now');
     expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
     expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+    return String(find(asked, 'tool_failed')?.error);
+  }
+
+  it('blocks nothing else, and a call to it fails with a clear result', async () => {
+    expect(await failedCall('broken')).toContain('The MCP server "broken" is not available right now');
   });
 
   it('fails a call to a server that never answers its handshake with a clear result, and the turn goes on', async () => {
-    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
-    const { turn_id: turnId } = await user.send('silent: try it');
-    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
-    expect(String(find(asked, 'tool_failed')?.error)).toContain('The MCP server "silent" is not available right now');
-    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: true })).status).toBe(202);
-    expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+    expect(await failedCall('silent')).toContain('The MCP server "silent" is not available right now');
   });
 
   it('says what is wrong with a server whose handshake answer is out of shape', async () => {
-    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
-    const { turn_id: turnId } = await user.send('unversioned: try it');
-    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
-    expect(String(find(asked, 'tool_failed')?.error)).toContain(
+    expect(await failedCall('unversioned')).toContain(
       'The MCP server "unversioned" is not available right now (its answer is not valid MCP: serverInfo.version:',
     );
   });
