@@ -5,6 +5,7 @@ import {
   createDb,
   createLogger,
   createQueues,
+  jobId,
   reminderFireJobId,
   type Db,
   type Queues,
@@ -139,6 +140,24 @@ describe('fire', () => {
     await fire(id, at);
     expect(await mainSessionMessages(userId)).toHaveLength(1);
     expect((await reminder(id))?.at).toEqual(new Date(at.getTime() + 21 * DAY));
+  });
+
+  it('still sends the text to the channel when the worker died between the commit and queueing the delivery', async () => {
+    const userId = await newUser();
+    const at = new Date(Date.now() - 1_000);
+    const once = await newReminder(userId, 'Pay rent', at);
+    const daily = await newReminder(userId, 'Floss', at, 'daily');
+    // The firing commits, then the process is killed before it queues anything: the job runs again.
+    await fireReminder(deps, once, at);
+    await fireReminder(deps, daily, at);
+    await fire(once, at);
+    await fire(daily, at);
+    for (const id of [once, daily]) {
+      const notify = await queues.deliveries.getJob(jobId('notify', `${id}.${at.getTime()}`));
+      expect(notify?.data).toEqual({ userId, text: id === once ? 'Pay rent' : 'Floss' });
+    }
+    expect(await mainSessionMessages(userId)).toHaveLength(2);
+    expect(await queues.reminders.getJobState(reminderFireJobId(daily, new Date(at.getTime() + DAY)))).toBe('delayed');
   });
 
   it('refuses a malformed payload for good', async () => {

@@ -23,6 +23,7 @@ interface DueReminder extends ReminderTiming {
   user_id: string;
   text: string;
   fired: boolean;
+  last_fired_at: Date | null;
   /** The user's zone, where a repeat's next time is computed. */
   timezone: string;
 }
@@ -52,28 +53,24 @@ export function createReminderProcessor(deps: ReminderDeps): JobProcessor<'remin
 export async function fireReminder(deps: ReminderDeps, reminderId: string, at: Date, now = new Date()): Promise<OutboxEntry[]> {
   return withTransaction(deps.db, async (client) => {
     const found = await client.query<DueReminder>(
-      `SELECT r.id, r.user_id, r.text, r.repeat, r.at, r.local_at::text AS local_at, COALESCE(r.last_fired_at >= r.at, false) AS fired,
+      `SELECT r.id, r.user_id, r.text, r.repeat, r.at, r.local_at::text AS local_at, r.last_fired_at, COALESCE(r.last_fired_at >= r.at, false) AS fired,
               COALESCE(p.timezone, 'UTC') AS timezone
        FROM reminders r LEFT JOIN user_preferences p ON p.user_id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`,
       [reminderId],
     );
     const reminder = found.rows[0];
     if (!reminder) return [];
-    if (reminder.at.getTime() !== at.getTime()) return reminder.fired ? [] : [reminderFireJob(reminder.id, reminder.at, now.getTime())];
-    if (reminder.fired) return [];
+    // This time already fired, but the process may have died before queueing its delivery: queue it
+    // again (its job id, and the delivery record of that id, make this a no-op when it went out).
+    const firedAt = reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime() ? [notifyJob(reminder, at)] : [];
+    if (reminder.at.getTime() !== at.getTime()) {
+      return reminder.fired ? firedAt : [...firedAt, reminderFireJob(reminder.id, reminder.at, now.getTime())];
+    }
+    if (reminder.fired) return firedAt;
 
     await postToMainSession(client, reminder);
     // Also to the user's last-used channel, once: the job id names this firing.
-    const afterCommit: OutboxEntry[] = [
-      outboxJob(
-        'deliveries',
-        'notify',
-        { userId: reminder.user_id, text: reminder.text },
-        {
-          jobId: jobId('notify', `${reminder.id}.${reminder.at.getTime()}`),
-        },
-      ),
-    ];
+    const afterCommit: OutboxEntry[] = [notifyJob(reminder, reminder.at)];
     // The next time on the reminder's local rhythm after now: after downtime it fires once, not once per missed period.
     const nextAt = reminder.repeat
       ? nextOccurrence(
@@ -90,6 +87,16 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
     return afterCommit;
   });
+}
+
+/** The delivery of the firing at `at` to the user's last-used channel; its id names that firing. */
+function notifyJob(reminder: DueReminder, at: Date): OutboxEntry {
+  return outboxJob(
+    'deliveries',
+    'notify',
+    { userId: reminder.user_id, text: reminder.text },
+    { jobId: jobId('notify', `${reminder.id}.${at.getTime()}`) },
+  );
 }
 
 async function postToMainSession(client: DbClient, reminder: DueReminder): Promise<void> {
