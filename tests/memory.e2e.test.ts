@@ -187,6 +187,22 @@ describe('session digest', () => {
     const failed = model.requests.filter((r) => isDigest(r.body) && r.body.messages.some((m) => String(m.content).includes('boiler')));
     expect(failed.length).toBeGreaterThan(5);
   }, 60_000);
+
+  it('makes no digest for a disabled user, and makes it once they are enabled again', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Edu' });
+    const admin = api.as(system.adminToken);
+    await say(user, 'the harpsichord tuner comes on Tuesday');
+    expect((await admin.patch(`/v1/admin/users/${user.userId}`, { disabled: true })).status).toBe(200);
+    const aboutHarpsichord = () =>
+      model.requests.filter((r) => isDigest(r.body) && r.body.messages.some((m) => String(m.content).includes('harpsichord')));
+    // Several idle periods: the session's idle digest is due long before the end.
+    await new Promise((resolve) => setTimeout(resolve, 4 * IDLE_SECONDS * 1_000));
+    expect(aboutHarpsichord()).toHaveLength(0);
+
+    expect((await admin.patch(`/v1/admin/users/${user.userId}`, { disabled: false })).status).toBe(200);
+    await digestedMemory(user, 'agent:main:main', 20_000);
+    expect(aboutHarpsichord().length).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe('gotchas', () => {

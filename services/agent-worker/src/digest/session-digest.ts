@@ -30,6 +30,8 @@ interface SessionState {
   digested_until: number;
   archived: boolean;
   busy: boolean;
+  /** An admin disabled the user: no model call is made for them until they are enabled again. */
+  disabled: boolean;
   quiet_ms: number;
   model: string | null;
 }
@@ -42,13 +44,15 @@ interface SessionState {
  *
  * Unless forced (a reset) or archived, a session is digested only when it is idle: no turn in
  * progress and quiet for `idleSeconds` since its last message. Otherwise the caller is told
- * when to look again.
+ * when to look again. A disabled user's sessions are looked at again after `idleSeconds`.
  */
 export async function digestSession(deps: DigestDeps, sessionId: string, options: { force: boolean }): Promise<DigestOutcome> {
   let rounds = 0;
   for (;;) {
     const session = await loadSession(deps.db, sessionId);
     if (!session) return { kind: 'gone' };
+    // Put off, not dropped: once the user is enabled again, the digest runs as it would have.
+    if (session.disabled && rounds === 0) return { kind: 'not-idle', retryInMs: deps.idleSeconds * 1_000 };
     if (!options.force && !session.archived && rounds === 0) {
       const idleMs = deps.idleSeconds * 1_000;
       if (session.busy) return { kind: 'not-idle', retryInMs: idleMs };
@@ -72,6 +76,7 @@ async function loadSession(db: Db, sessionId: string): Promise<SessionState | un
   const found = await db.query<SessionState>(
     `SELECT s.user_id, s.session_key, s.digested_until, s.archived_at IS NOT NULL AS archived,
             EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = ANY($2)) AS busy,
+            EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.disabled_at IS NOT NULL) AS disabled,
             (EXTRACT(EPOCH FROM NOW() - GREATEST(s.last_activity_at,
                COALESCE((SELECT MAX(m.created_at) FROM messages m WHERE m.session_id = s.id), s.last_activity_at))) * 1000)::float8 AS quiet_ms,
             p.default_model AS model
