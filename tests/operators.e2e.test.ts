@@ -354,6 +354,7 @@ describe('erasure', () => {
         .then((r) => r.rows[0].n);
     expect(await sentToChat()).toBeGreaterThan(0);
 
+    expect((await user.post('/v1/gotchas', { description: 'a gotcha of the leaving user' })).status).toBe(201);
     const erased = await user.request('DELETE', '/v1/me');
     expect(erased.status).toBe(202);
     // The key is refused from the first moment.
@@ -373,6 +374,9 @@ describe('erasure', () => {
     }
     expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE id = ANY($1)', [turnIds])).rows[0].n).toBe(0);
     for (const turnId of turnIds) expect(await redis.keys(`${system.prefix}:turn:${turnId}*`)).toEqual([]);
+    // Nor any other key named after them (rate-limit windows: messages, link codes, gotchas), but the erasure's own job.
+    const named = await redis.keys(`${system.prefix}:*${user.userId}*`);
+    expect(named.filter((key) => !key.endsWith(`:session-digests:erase.${user.userId}`))).toEqual([]);
     expect(new Set(await digestStates())).toEqual(new Set(['unknown']));
     expect(await sentToChat()).toBe(0);
     await digests.close();

@@ -66,14 +66,17 @@ async function deleteOwnedRows(deps: ErasureDeps, userId: string): Promise<void>
   }
 }
 
-/** The turns' event streams and their bookkeeping, their chat typing beats, and the user's rate-limit window. */
+/** The gateway's rate limits counted per user (http/rate-limit.ts and the routes using it). */
+const RATE_LIMITS = ['messages', 'link-codes', 'gotchas'] as const;
+
+/** The turns' event streams and their bookkeeping, their chat typing beats, the user's rate-limit windows and SSE slots. */
 async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Promise<void> {
   const prefix = deps.config.QUEUE_PREFIX;
   const keys = [...footprint.turnIds].flatMap((turnId) => {
     const { stream, meta } = eventKeys(prefix, turnId);
     return [stream, meta];
   });
-  keys.push(`${prefix}:ratelimit:messages:${footprint.userId}`);
+  keys.push(...RATE_LIMITS.map((name) => `${prefix}:ratelimit:${name}:${footprint.userId}`), `${prefix}:sse-streams:${footprint.userId}`);
   for (let i = 0; i < keys.length; i += 500) await deps.redis.del(...keys.slice(i, i + 500));
   const turnIds = [...footprint.turnIds];
   const typing = new ChatTyping(deps.redis, prefix);
