@@ -379,6 +379,11 @@ describe('erasure', () => {
     expect(named.filter((key) => !key.endsWith(`:session-digests:erase.${user.userId}`))).toEqual([]);
     expect(new Set(await digestStates())).toEqual(new Set(['unknown']));
     expect(await sentToChat()).toBe(0);
+    // Nor do the finished deliveries of their answers stay in Redis, texts and chat id in hand.
+    const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+    const delivered = (await deliveries.getJobs(['completed', 'failed'])).filter((job) => turnIds.includes(job?.data.turnId));
+    expect(delivered).toEqual([]);
+    await deliveries.close();
     await digests.close();
 
     const reminders = new Queue('reminders', { connection: redis, prefix: system.prefix });

@@ -5,11 +5,13 @@ import { concernsUser, type UserFootprint } from './user-footprint';
 /** Job states that have not run yet: what is left of them must never run. */
 // 'wait' also covers a paused queue's jobs.
 const NOT_YET_RUN: JobType[] = ['wait', 'delayed', 'prioritized', 'waiting-children'];
+/** Finished jobs kept for a while (DEFAULT_JOB_OPTIONS: failed ones for 7 days) hold what was sent to their chats. */
+const FINISHED: JobType[] = ['completed', 'failed'];
 const PAGE = 500;
 
 /**
  * Removes every queued and scheduled job about the user (turn steps, tool calls, deliveries,
- * reminders' firings, digests). Found first, then removed, so removals do not shift the pages
+ * reminders' firings, digests), and the finished ones kept for a while. Found first, then removed, so removals do not shift the pages
  * being read. A job already running finds the user's rows gone and does nothing, since each
  * processor re-reads its rows first.
  */
@@ -19,7 +21,7 @@ export async function removeUserJobs(queues: Queues, footprint: UserFootprint, e
     const queue = queues[name];
     const doomed: Job[] = [];
     for (let start = 0; ; start += PAGE) {
-      const page = (await queue.getJobs(NOT_YET_RUN, start, start + PAGE - 1, true)) as Job[];
+      const page = (await queue.getJobs([...NOT_YET_RUN, ...FINISHED], start, start + PAGE - 1, true)) as Job[];
       doomed.push(...page.filter((job) => job && job.id !== except && concernsUser(job.data, footprint)));
       if (page.length < PAGE) break;
     }
