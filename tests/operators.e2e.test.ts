@@ -265,6 +265,12 @@ describe('API keys', () => {
   });
 });
 
+/** A turn's events are gone; at most a bare `done` is left for a while, so nothing is written there again. */
+async function expectNoEventsOf(turnId: string): Promise<void> {
+  expect(await redis.exists(`${system.prefix}:turn:${turnId}:events`)).toBe(0);
+  expect(Object.keys(await redis.hgetall(`${system.prefix}:turn:${turnId}:meta`)).filter((field) => field !== 'done')).toEqual([]);
+}
+
 describe('export', () => {
   it("streams every row of the user's and nothing of anyone else's", async () => {
     const user = await api.createUser(system.adminToken, { name: 'Exporter' });
@@ -373,7 +379,7 @@ describe('erasure', () => {
       expect([table, left.rows[0].n]).toEqual([table, 0]);
     }
     expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE id = ANY($1)', [turnIds])).rows[0].n).toBe(0);
-    for (const turnId of turnIds) expect(await redis.keys(`${system.prefix}:turn:${turnId}*`)).toEqual([]);
+    for (const turnId of turnIds) await expectNoEventsOf(turnId);
     // Nor any other key named after them (rate-limit windows: messages, link codes, gotchas), but the erasure's own job.
     const named = await redis.keys(`${system.prefix}:*${user.userId}*`);
     expect(named.filter((key) => !key.endsWith(`:session-digests:erase.${user.userId}`))).toEqual([]);
@@ -414,6 +420,23 @@ describe('erasure', () => {
     expect(identity.rows[0]?.user_id).toEqual(expect.any(String));
     expect(identity.rows[0]?.user_id).not.toBe(user.userId);
     expect((await admin.request('DELETE', `/v1/admin/users/${user.userId}`)).status).toBe(404);
+  });
+
+  it('erases a user while their turn streams its answer: none of it is written to Redis afterwards', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Mid-sentence' });
+    const running = await user.send('slow: erased while answering');
+    const queued = await user.send('queued behind the erasure');
+    await system.waitFor(() => model.requests.some((r) => userText(r.body) === 'slow: erased while answering'), 'the model call');
+    expect((await admin.request('DELETE', `/v1/admin/users/${user.userId}`)).status).toBe(202);
+    await system.waitFor(
+      async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+      'the erasure job',
+    );
+    // The slow answer (1.5 s) ends after the erasure: its tokens must not bring the stream back.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    for (const turnId of [running.turn_id, queued.turn_id]) await expectNoEventsOf(turnId);
+    expect(model.requests.some((r) => userText(r.body) === 'queued behind the erasure')).toBe(false);
+    expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [user.userId])).rows[0].n).toBe(0);
   });
 
   it('lets the admin erase a user, and finishes an erasure whose job failed half-way', async () => {
