@@ -1,8 +1,8 @@
-import { cancelUserTurns, ChatTyping, deleteUserTurns, eventKeys, markErasing, type Runtime } from '@assistant/shared';
+import { cancelUserTurns, deleteUserTurns, eventKeys, markErasing, type Runtime } from '@assistant/shared';
 import { removeUserJobs } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
-export type ErasureDeps = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger'>;
+export type ErasureDeps = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger' | 'typing'>;
 
 /** Rows deleted per statement, so no single transaction grows with the user's history. */
 const BATCH = 5_000;
@@ -72,22 +72,22 @@ const RATE_LIMITS = ['messages', 'link-codes', 'gotchas'] as const;
 /** The turns' event streams (their bookkeeping left as a short-lived `done`), their chat typing beats, the user's rate-limit windows and SSE slots. */
 async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Promise<void> {
   const prefix = deps.config.QUEUE_PREFIX;
-  const keys = [...footprint.turnIds].map((turnId) => eventKeys(prefix, turnId).stream);
+  const turnIds = [...footprint.turnIds];
+  const keys = turnIds.map((turnId) => eventKeys(prefix, turnId).stream);
   // A turn's bookkeeping becomes a bare `done` for as long as a step already under way may still
   // publish (a model call streaming its tokens, a tool call): the stream script drops what comes
   // after `done`, so nothing of the user's is written again. It names nobody, and expires.
   const tombstoneSeconds = Math.ceil(Math.max(deps.config.MODEL_TIMEOUT_MS, deps.config.TOOL_TIMEOUT_MS) / 1_000) + 60;
-  const turnIdList = [...footprint.turnIds];
-  for (let i = 0; i < turnIdList.length; i += 500) {
+  for (let i = 0; i < turnIds.length; i += 500) {
+    const batch = turnIds.slice(i, i + 500);
     const pipeline = deps.redis.multi();
-    for (const turnId of turnIdList.slice(i, i + 500)) {
+    for (const turnId of batch) {
       const { meta } = eventKeys(prefix, turnId);
       pipeline.del(meta).hset(meta, 'done', 1).expire(meta, tombstoneSeconds);
     }
     await pipeline.exec();
+    await deps.typing.stop(...batch);
   }
   keys.push(...RATE_LIMITS.map((name) => `${prefix}:ratelimit:${name}:${footprint.userId}`), `${prefix}:sse-streams:${footprint.userId}`);
   for (let i = 0; i < keys.length; i += 500) await deps.redis.del(...keys.slice(i, i + 500));
-  const typing = new ChatTyping(deps.redis, prefix);
-  for (let i = 0; i < turnIdList.length; i += 500) await typing.stop(...turnIdList.slice(i, i + 500));
 }

@@ -20,8 +20,7 @@ interface TypingTurn {
  */
 export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { stop(): void } {
   if (enabledChannels(clients).length === 0) return { stop: () => undefined };
-  const { db, logger, config } = runtime;
-  const { typing } = runtime;
+  const { db, logger, config, typing } = runtime;
   const interval = config.TYPING_INTERVAL_MS;
 
   async function show(turn: TypingTurn): Promise<void> {
