@@ -142,6 +142,21 @@ describe('open event streams', () => {
     for (const stream of streams) stream.close();
   });
 
+  it('answers HEAD with the headers alone, and it holds no slot', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Peeker' });
+    const { turn_id } = await user.send('Peeked folder');
+    const heads = await Promise.all(
+      Array.from({ length: 21 }, () =>
+        fetch(`${system.url}/v1/turns/${turn_id}/events`, { method: 'HEAD', headers: { authorization: `Bearer ${user.apiKey}` } }),
+      ),
+    );
+    expect(heads.map((res) => res.status)).toEqual(Array(21).fill(200));
+    expect(heads[0]?.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(user, turn_id)));
+    expect(streams.map((s) => s.res.status)).toEqual(Array(20).fill(200));
+    for (const stream of streams) stream.close();
+  });
+
   it("frees a dead gateway's slots once their lease lapses", async () => {
     const user = await api.createUser(system.adminToken, { name: 'Orphan' });
     const { turn_id } = await user.send('Orphan folder');

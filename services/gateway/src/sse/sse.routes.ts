@@ -10,6 +10,13 @@ import { ErasedStreams } from './erased-streams';
 import { sseId, STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
 import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
 /** Open SSE responses, so a shutdown can end them (clients reconnect elsewhere with Last-Event-ID). */
 export const openStreams = new Set<Response>();
 
@@ -52,6 +59,8 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
       // ends with a `done` the hub delivers.
       const turn = await turnOf(turnId);
       if (turn?.user_id !== userId) throw notFound('turn');
+      // HEAD has no body to stream: it answers the headers and takes no slot.
+      if (req.method === 'HEAD') return void res.writeHead(200, STREAM_HEADERS).end();
 
       const requested = req.get('last-event-id') ?? (typeof req.query.last_event_id === 'string' ? req.query.last_event_id : '');
       const lastId = STREAM_ID.test(requested) ? await hub.resumeFrom(turnId, requested) : '0-0';
@@ -68,12 +77,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
         );
       }
 
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-cache, no-transform',
-        Connection: 'keep-alive',
-        'X-Accel-Buffering': 'no',
-      });
+      res.writeHead(200, STREAM_HEADERS);
       // The events one read brings go out in one write.
       coalesceWrites(res);
       res.write(': connected\n\n'); // sent with the headers
