@@ -1,5 +1,5 @@
 import { jobId } from '../queues';
-import { outboxJob, type OutboxEntry } from '../turns/outbox';
+import { outboxJob, type OutboxJob } from '../turns/outbox';
 
 /**
  * The id of the job that fires a reminder at `at`: naming the time means a retry or a republished
@@ -9,8 +9,8 @@ export function reminderFireJobId(reminderId: string, at: Date): string {
   return jobId('reminder', `${reminderId}.${at.getTime()}`);
 }
 
-/** The delayed job that fires a reminder at `at`, for an outbox (or to enqueue after a commit). */
-export function reminderFireJob(reminderId: string, at: Date, now = Date.now()): OutboxEntry {
+/** The delayed job that fires a reminder at `at`, for an outbox or to queue directly. */
+export function reminderFireJob(reminderId: string, at: Date, now = Date.now()): OutboxJob {
   return outboxJob(
     'reminders',
     'fire',
@@ -22,6 +22,6 @@ export function reminderFireJob(reminderId: string, at: Date, now = Date.now()):
   );
 }
 
-export function reminderCancelJob(reminderId: string, at: Date): OutboxEntry {
+export function reminderCancelJob(reminderId: string, at: Date): OutboxJob {
   return outboxJob('reminders', 'cancel', { reminderId, at: at.toISOString() });
 }

@@ -1,5 +1,6 @@
 import type { DbClient, Queryable } from '../db';
-import type { OutboxEntry } from '../turns/outbox';
+import type { Queues } from '../queues';
+import { addOutboxJob, type OutboxJob } from '../turns/outbox';
 import { reminderCancelJob, reminderFireJob } from './reminder-jobs';
 import { instantOf, wallClockFromText, wallClockOf, wallClockText, type WallClock } from '../time/local-time';
 import { nextOccurrence, type ReminderRepeat } from '../time/repeat-schedule';
@@ -45,22 +46,30 @@ export function firstFiring(repeat: ReminderRepeat | null, wall: WallClock, inst
  * A change of the user's zone keeps their reminders' wall-clock times (a 09:00 reminder stays
  * 09:00 in the new zone): each one still to fire moves to the same local date and time of day in
  * `to`. A repeating one whose new time has already passed moves to its next occurrence; a one-off
- * one then fires at once (it had not fired yet). Returns the jobs to publish after the commit.
+ * one then fires at once (it had not fired yet).
+ *
+ * Run it in the transaction that changes the zone: it queues the moved reminders' jobs before
+ * that transaction commits. No turn's outbox is there to hold them, and queued after the commit,
+ * a process dying in between would leave a reminder without the job of its new time (or without
+ * any, its old one cancelled). Queued first, they are harmless when the change rolls back: every
+ * reminders job acts only on what it reads under the reminder's row lock, which this transaction
+ * holds until it ends, so they find the reminder where it was (docs/architecture.md#time-zones).
  */
 export async function moveRemindersToZone(
   client: DbClient,
+  queues: Queues,
   userId: string,
   from: string,
   to: string,
   now = new Date(),
-): Promise<OutboxEntry[]> {
+): Promise<void> {
   const found = await client.query<ReminderTiming & { id: string }>(
     `SELECT id, ${REMINDER_TIMING_COLUMNS} FROM reminders
      WHERE user_id = $1 AND (repeat IS NOT NULL OR last_fired_at IS NULL OR last_fired_at < at)
      ORDER BY id FOR UPDATE`,
     [userId],
   );
-  const jobs: OutboxEntry[] = [];
+  const jobs: OutboxJob[] = [];
   for (const reminder of found.rows) {
     const anchor = reminderWallClock(reminder, from);
     // The occurrence due next keeps its local date; the anchor gives the time of day, undoing a gap's shift.
@@ -78,5 +87,5 @@ export async function moveRemindersToZone(
     ]);
     jobs.push(reminderCancelJob(reminder.id, reminder.at), reminderFireJob(reminder.id, at, now.getTime()));
   }
-  return jobs;
+  await Promise.all(jobs.map((job) => addOutboxJob(queues, job)));
 }

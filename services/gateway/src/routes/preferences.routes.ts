@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { addOutboxJob, moveRemindersToZone, timeZoneSchema, withTransaction, type OutboxEntry, type Runtime } from '@assistant/shared';
+import { moveRemindersToZone, timeZoneSchema, withTransaction, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError } from '../http/errors';
@@ -62,15 +62,15 @@ export function preferenceRoutes(runtime: Runtime): Router {
         column === 'settings' ? `settings = settings || $${i + 2}::jsonb` : `${column} = $${i + 2}`,
       );
       const values = fields.map(([column, value]) => (column === 'settings' ? JSON.stringify(value) : value));
-      const jobs: OutboxEntry[] = [];
       const found = await withTransaction(db, async (client) => {
         const before = await client.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1 FOR UPDATE', [
           userOf(req),
         ]);
         const from = before.rows[0]?.timezone;
-        // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones").
+        // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones"); their
+        // jobs are queued before the commit, so a failure there (Redis down) changes nothing.
         if (body.timezone !== undefined && from !== undefined && from !== body.timezone) {
-          jobs.push(...(await moveRemindersToZone(client, userOf(req), from, body.timezone)));
+          await moveRemindersToZone(client, runtime.queues, userOf(req), from, body.timezone);
         }
         return sets.length === 0
           ? client.query(`SELECT ${COLUMNS} FROM user_preferences WHERE user_id = $1`, [userOf(req)])
@@ -79,7 +79,6 @@ export function preferenceRoutes(runtime: Runtime): Router {
               ...values,
             ]);
       });
-      for (const job of jobs) if (job.kind === 'job') await addOutboxJob(runtime.queues, job);
       res.json(found.rows[0]);
     },
   });
