@@ -153,11 +153,27 @@ describe('fire', () => {
     await fire(once, at);
     await fire(daily, at);
     for (const id of [once, daily]) {
-      const notify = await queues.deliveries.getJob(jobId('notify', `${id}.${at.getTime()}`));
+      const firedAt = (await reminder(id))?.last_fired_at as Date;
+      const notify = await queues.deliveries.getJob(jobId('notify', `${id}.${firedAt.getTime()}`));
       expect(notify?.data).toEqual({ userId, text: id === once ? 'Pay rent' : 'Floss' });
     }
     expect(await mainSessionMessages(userId)).toHaveLength(2);
     expect(await queues.reminders.getJobState(reminderFireJobId(daily, new Date(at.getTime() + DAY)))).toBe('delayed');
+  });
+
+  it('sends a reminder moved by a zone change as its old time came once, though its new job ran before the old one', async () => {
+    const userId = await newUser();
+    // Its old job was already running (too late to cancel); the new time, 3 hours earlier, had passed: it fired at once.
+    const old = new Date(Date.now() - 1_000);
+    const moved = new Date(old.getTime() - 3 * 3_600_000);
+    for (const repeat of [null, 'daily'] as const) {
+      const id = await newReminder(userId, `Stand up (${repeat})`, moved, repeat);
+      await fire(id, moved);
+      await fire(id, old);
+      const notices = (await queues.deliveries.getJobs(['waiting'])).filter((notice) => notice.id?.startsWith(`notify.${id}.`));
+      expect(notices).toHaveLength(1);
+    }
+    expect(await mainSessionMessages(userId)).toHaveLength(2);
   });
 
   it('refuses a malformed payload for good', async () => {

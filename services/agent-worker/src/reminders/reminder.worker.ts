@@ -62,15 +62,16 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     if (!reminder) return [];
     // This time already fired, but the process may have died before queueing its delivery: queue it
     // again (its job id, and the delivery record of that id, make this a no-op when it went out).
-    const firedAt = reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime() ? [notifyJob(reminder, at)] : [];
+    const firedAt =
+      reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime()
+        ? [notifyJob(reminder, reminder.last_fired_at)]
+        : [];
     if (reminder.at.getTime() !== at.getTime()) {
       return reminder.fired ? firedAt : [...firedAt, reminderFireJob(reminder.id, reminder.at, now.getTime())];
     }
     if (reminder.fired) return firedAt;
 
     await postToMainSession(client, reminder);
-    // Also to the user's last-used channel, once: the job id names this firing.
-    const afterCommit: OutboxEntry[] = [notifyJob(reminder, reminder.at)];
     // The next time on the reminder's local rhythm after now: after downtime it fires once, not once per missed period.
     const nextAt = reminder.repeat
       ? nextOccurrence(
@@ -79,23 +80,29 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
         )
       : reminder.at;
     // last_fired_at never precedes `at`, so "fired" (last_fired_at >= at) holds even if this job ran a little early.
-    await client.query('UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1', [
-      reminder.id,
-      now,
-      nextAt,
-    ]);
+    const fired = await client.query<{ last_fired_at: Date }>(
+      'UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1 RETURNING last_fired_at',
+      [reminder.id, now, nextAt],
+    );
+    // Also to the user's last-used channel, once.
+    const afterCommit: OutboxEntry[] = [notifyJob(reminder, (fired.rows[0] as { last_fired_at: Date }).last_fired_at)];
     if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
     return afterCommit;
   });
 }
 
-/** The delivery of the firing at `at` to the user's last-used channel; its id names that firing. */
-function notifyJob(reminder: DueReminder, at: Date): OutboxEntry {
+/**
+ * The delivery of a firing to the user's last-used channel. Its id names the firing by its
+ * `last_fired_at`, not by the time it was due, so it is the same whichever of the reminder's jobs
+ * queues it again: the retry of the job that fired, or an old job that a move left beside the new
+ * one (a zone change just as the old time came) and that runs after the new one fired.
+ */
+function notifyJob(reminder: DueReminder, lastFiredAt: Date): OutboxEntry {
   return outboxJob(
     'deliveries',
     'notify',
     { userId: reminder.user_id, text: reminder.text },
-    { jobId: jobId('notify', `${reminder.id}.${at.getTime()}`) },
+    { jobId: jobId('notify', `${reminder.id}.${lastFiredAt.getTime()}`) },
   );
 }
 
