@@ -8,6 +8,7 @@ import {
   jobId,
   reminderFireJobId,
   type Db,
+  type DbClient,
   type Queues,
   type Redis,
 } from '@assistant/shared';
@@ -66,6 +67,14 @@ async function mainSessionMessages(userId: string) {
     [userId],
   );
   return found.rows;
+}
+
+/** Until a statement waits for a lock that `holder`'s open transaction holds. */
+async function waitUntilBlockedBy(holder: DbClient): Promise<void> {
+  const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+  while (!(await db.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rowCount) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 async function reminder(id: string) {
@@ -212,5 +221,26 @@ describe("repeats in the user's zone", () => {
     await db.query("UPDATE reminders SET local_at = '2026-01-31 09:00' WHERE id = $1", [monthly]);
     await fireReminder(deps, monthly, at, new Date('2026-03-07T14:00:01Z'));
     expect((await reminder(monthly))?.at).toEqual(new Date('2026-03-31T13:00:00Z'));
+  });
+
+  it('puts the next time of a daily reminder that fires during a change of zone in the new zone', async () => {
+    const userId = await newUser();
+    await db.query("INSERT INTO user_preferences (user_id, timezone) VALUES ($1, 'America/New_York')", [userId]);
+    const id = await newReminder(userId, 'Vitamins', new Date('2026-03-10T13:00:00Z'), 'daily'); // 09:00 in New York
+    const moved = new Date('2026-03-10T00:00:00Z'); // 09:00 in Tokyo
+    // The zone change holds the reminder's row, moved, while the job of its new time starts.
+    const change = await db.connect();
+    try {
+      await change.query('BEGIN');
+      await change.query("UPDATE reminders SET at = $2, local_at = '2026-03-10 09:00' WHERE id = $1", [id, moved]);
+      await change.query("UPDATE user_preferences SET timezone = 'Asia/Tokyo' WHERE user_id = $1", [userId]);
+      const firing = fireReminder(deps, id, moved, new Date(moved.getTime() + 1_000));
+      await waitUntilBlockedBy(change);
+      await change.query('COMMIT');
+      await firing;
+    } finally {
+      change.release();
+    }
+    expect((await reminder(id))?.at).toEqual(new Date('2026-03-11T00:00:00Z'));
   });
 });

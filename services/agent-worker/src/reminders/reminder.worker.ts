@@ -8,10 +8,12 @@ import {
   outboxJob,
   reminderFireJob,
   reminderFireJobId,
+  userTimeZone,
   withTransaction,
   type DbClient,
   type JobProcessor,
   type OutboxEntry,
+  type ReminderRepeat,
   type ReminderTiming,
   type Runtime,
 } from '@assistant/shared';
@@ -24,8 +26,6 @@ interface DueReminder extends ReminderTiming {
   text: string;
   fired: boolean;
   last_fired_at: Date | null;
-  /** The user's zone, where a repeat's next time is computed. */
-  timezone: string;
 }
 
 /**
@@ -53,9 +53,8 @@ export function createReminderProcessor(deps: ReminderDeps): JobProcessor<'remin
 export async function fireReminder(deps: ReminderDeps, reminderId: string, at: Date, now = new Date()): Promise<OutboxEntry[]> {
   return withTransaction(deps.db, async (client) => {
     const found = await client.query<DueReminder>(
-      `SELECT r.id, r.user_id, r.text, r.repeat, r.at, r.local_at::text AS local_at, r.last_fired_at, COALESCE(r.last_fired_at >= r.at, false) AS fired,
-              COALESCE(p.timezone, 'UTC') AS timezone
-       FROM reminders r LEFT JOIN user_preferences p ON p.user_id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`,
+      `SELECT id, user_id, text, repeat, at, local_at::text AS local_at, last_fired_at, COALESCE(last_fired_at >= at, false) AS fired
+       FROM reminders WHERE id = $1 FOR UPDATE`,
       [reminderId],
     );
     const reminder = found.rows[0];
@@ -72,13 +71,7 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     if (reminder.fired) return firedAt;
 
     await postToMainSession(client, reminder);
-    // The next time on the reminder's local rhythm after now: after downtime it fires once, not once per missed period.
-    const nextAt = reminder.repeat
-      ? nextOccurrence(
-          { repeat: reminder.repeat, anchor: reminderWallClock(reminder, reminder.timezone), zone: reminder.timezone },
-          new Date(Math.max(now.getTime(), reminder.at.getTime())),
-        )
-      : reminder.at;
+    const nextAt = reminder.repeat ? await nextTime(client, reminder, reminder.repeat, now) : reminder.at;
     // last_fired_at never precedes `at`, so "fired" (last_fired_at >= at) holds even if this job ran a little early.
     const fired = await client.query<{ last_fired_at: Date }>(
       'UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1 RETURNING last_fired_at',
@@ -89,6 +82,20 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
     return afterCommit;
   });
+}
+
+/**
+ * A repeating reminder's next time on its local rhythm after now: after downtime it fires once,
+ * not once per missed period. The user's zone is read by a statement of its own, after the one
+ * that locked the reminder: a zone change that held that lock has committed by then and is seen
+ * here, while the locking statement, begun before that commit, would still read the old zone.
+ */
+async function nextTime(client: DbClient, reminder: DueReminder, repeat: ReminderRepeat, now: Date): Promise<Date> {
+  const zone = await userTimeZone(client, reminder.user_id);
+  return nextOccurrence(
+    { repeat, anchor: reminderWallClock(reminder, zone), zone },
+    new Date(Math.max(now.getTime(), reminder.at.getTime())),
+  );
 }
 
 /**
