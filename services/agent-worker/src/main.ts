@@ -4,6 +4,7 @@ import { jobProcessor, loadConfigOrExit, runWorkerProcess, startOutboxSweeper } 
 import { createDigestHandler } from './digest/digest.worker';
 import { createErasureHandler, startErasureSweeper } from './erasure/erasure.worker';
 import { createChatModel } from './llm';
+import { startReminderSweeper } from './reminders/reminder-sweeper';
 import { createReminderProcessor } from './reminders/reminder.worker';
 import { createTurnProcessor, type TurnProcessor } from './turn/turn.worker';
 
@@ -27,3 +28,4 @@ const runtime = runWorkerProcess(
 );
 startOutboxSweeper(runtime, runtime.config.OUTBOX_SWEEP_MS);
 startErasureSweeper(runtime);
+startReminderSweeper(runtime);

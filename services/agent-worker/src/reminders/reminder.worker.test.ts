@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import {
   createClientRedis,
   createDb,
   createLogger,
   createQueues,
+  createWorkerRedis,
   jobId,
   reminderFireJobId,
   type Db,
@@ -12,6 +13,7 @@ import {
   type Queues,
   type Redis,
 } from '@assistant/shared';
+import { sweepOverdueReminders } from './reminder-sweeper';
 import { createReminderProcessor, fireReminder, type ReminderDeps } from './reminder.worker';
 
 const DAY = 86_400_000;
@@ -242,5 +244,61 @@ describe("repeats in the user's zone", () => {
       change.release();
     }
     expect((await reminder(id))?.at).toEqual(new Date('2026-03-11T00:00:00Z'));
+  });
+});
+
+describe('the sweep of overdue reminders', () => {
+  // Older than any other test's reminders: the sweep takes the most overdue first.
+  const longAgo = (minutes: number) => new Date(Date.UTC(1990, 0, 1, 0, minutes));
+
+  it('queues the fire job a lost Redis took with it, and the job fires the reminder once', async () => {
+    const userId = await newUser();
+    const at = longAgo(1);
+    const id = await newReminder(userId, 'Lost with Redis', at);
+    await sweepOverdueReminders(deps);
+    await sweepOverdueReminders(deps);
+    const queued = await queues.reminders.getJob(reminderFireJobId(id, at));
+    expect(queued?.data).toEqual({ reminderId: id, at: at.toISOString() });
+    expect(await queued?.getState()).toBe('waiting');
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toEqual([{ role: 'assistant', content: 'Lost with Redis' }]);
+  });
+
+  it('retries a fire job that ran out of attempts, and leaves alone one still waiting and a fired reminder', async () => {
+    const userId = await newUser();
+    const [failedAt, waitingAt, firedAt] = [longAgo(2), longAgo(3), longAgo(4)];
+    const failing = await newReminder(userId, 'Failed for good', failedAt);
+    const waiting = await newReminder(userId, 'Still waiting', waitingAt);
+    const fired = await newReminder(userId, 'Already fired', firedAt);
+    await db.query('UPDATE reminders SET last_fired_at = at WHERE id = $1', [fired]);
+    await queues.reminders.add(
+      'fire',
+      { reminderId: waiting, at: waitingAt.toISOString() },
+      { jobId: reminderFireJobId(waiting, waitingAt), delay: DAY },
+    );
+    const connection = createWorkerRedis(process.env.REDIS_URL as string);
+    const worker = new Worker(
+      queues.reminders.name,
+      async () => {
+        throw new UnrecoverableError('the database was gone');
+      },
+      { connection, prefix: queues.reminders.opts.prefix, autorun: false },
+    );
+    const failedJob = await queues.reminders.add(
+      'fire',
+      { reminderId: failing, at: failedAt.toISOString() },
+      { jobId: reminderFireJobId(failing, failedAt) },
+    );
+    const failedOnce = new Promise((resolve) => worker.on('failed', (job) => job?.id === failedJob.id && resolve(job)));
+    void worker.run();
+    await failedOnce;
+    await worker.close();
+    await connection.quit();
+
+    await sweepOverdueReminders(deps);
+    expect(await queues.reminders.getJobState(reminderFireJobId(failing, failedAt))).toBe('waiting');
+    expect(await queues.reminders.getJobState(reminderFireJobId(waiting, waitingAt))).toBe('delayed');
+    expect(await queues.reminders.getJobState(reminderFireJobId(fired, firedAt))).toBe('unknown');
+    expect((await queues.reminders.getJob(reminderFireJobId(failing, failedAt)))?.attemptsMade).toBe(0);
   });
 });
