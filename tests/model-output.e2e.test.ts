@@ -44,6 +44,12 @@ beforeAll(async () => {
       afterTools(body) ? { content: 'Listed.' } : { toolCalls: [{ name: 'list_habits', arguments: {}, id: `call_${randomUUID()}` }] },
     'nul answer': () => ({ content: 'hello\u0000 world' }),
     'blank answer': (body) => (afterTools(body) ? { content: ' ' } : { toolCalls: [{ name: 'get_folder_contents', arguments: {} }] }),
+    // Usage is the endpoint's word too: counts out of the columns' range, fractions, negatives.
+    'odd usage': () => ({
+      content: 'Counted.',
+      usage: { prompt_tokens: 3_000_000_000, completion_tokens: 2.5, cached_tokens: 4_000_000_000 },
+    }),
+    'negative usage': () => ({ content: 'Given back?', usage: { prompt_tokens: -1_000_000, completion_tokens: -5 } }),
     'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
   });
   db = testDb();
@@ -149,6 +155,23 @@ describe('model output is untrusted', () => {
     // Streamed like the model's own text: the tokens add up to the message.
     const tokens = events.filter((e) => e.event === 'token').map((e) => String(e.data.delta));
     expect(tokens.join('').trim()).toBe(content);
+  });
+
+  it('counts a call whose usage report is out of range or not counts, and the turn goes on', async () => {
+    const user = await autonomousUser();
+    const odd = await user.converse('odd usage');
+    expect(odd.events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const usage = await user.get('/v1/usage?days=1');
+    // Rounded, capped at a billion a count (the budget's sum stays within PostgreSQL's INTEGER), cached within the prompt.
+    expect(usage.body.days[0]).toMatchObject({ prompt_tokens: 1_000_000_000, cached_prompt_tokens: 1_000_000_000, completion_tokens: 3 });
+
+    const fresh = await autonomousUser();
+    const negative = await fresh.converse('negative usage');
+    expect(negative.events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    // Not counts: the call is estimated, as one from a server that reports no usage; no tokens are given back.
+    const spent = await fresh.get('/v1/usage?days=1');
+    expect(spent.body.days[0].prompt_tokens).toBeGreaterThan(0);
+    expect(spent.body.budget.used_today).toBeGreaterThan(0);
   });
 
   it("tells the user the model endpoint refused, in our words; the provider's text goes to the logs without the key", async () => {

@@ -64,6 +64,49 @@ describe('OpenAIChatModel', () => {
     expect(response.usage).toEqual({ promptTokens: 120, completionTokens: 7, cachedPromptTokens: 96 });
   });
 
+  it("leaves out what is not of the API's types: a chunk without choices, content that is not text, a tool call fragment that is not an object", async () => {
+    const { url, close } = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const fields of [
+        { object: 'chat.completion.chunk' }, // no choices at all
+        { choices: [{ index: 0, delta: { content: 5 } }] },
+        { choices: [{ index: 0, delta: { content: { text: 'x' } } }] },
+        { choices: [{ index: 0, delta: { content: 'Hi' } }] },
+        { choices: [{ index: 0, delta: { tool_calls: 'list_habits' } }] },
+        { choices: [{ index: 0, delta: { tool_calls: [null, { index: 0, id: 7, function: { name: 'list_habits', arguments: '{}' } }] } }] },
+      ]) {
+        res.write(`data: ${JSON.stringify({ id: 'x', created: 0, model: 'm', ...fields })}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+    const tokens: string[] = [];
+    const response = await new OpenAIChatModel({ baseURL: url, timeoutMs: 5_000 })
+      .complete(request((d) => void tokens.push(d)))
+      .finally(close);
+    expect(tokens).toEqual(['Hi']);
+    expect(response).toMatchObject({ content: 'Hi', toolCalls: [{ id: '', name: 'list_habits', arguments: '{}' }] });
+  });
+
+  it('takes usage only as counts: rounded, capped, cached within the prompt; a report that is not counts is left out', async () => {
+    const complete = async (usage: Record<string, unknown>) => {
+      const fake = await serve([{ content: 'hi' }], usage);
+      const response = await new OpenAIChatModel({ baseURL: fake.url, timeoutMs: 5_000 }).complete(request()).finally(fake.close);
+      return response.usage;
+    };
+    expect(await complete({ prompt_tokens: 3e9, completion_tokens: 2.5, prompt_tokens_details: { cached_tokens: 4e9 } })).toEqual({
+      promptTokens: 1_000_000_000,
+      completionTokens: 3,
+      cachedPromptTokens: 1_000_000_000,
+    });
+    expect(await complete({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 50 } })).toEqual({
+      promptTokens: 10,
+      completionTokens: 2,
+      cachedPromptTokens: 10,
+    });
+    expect(await complete({ prompt_tokens: -1_000, completion_tokens: 5 })).toBeUndefined();
+    expect(await complete({ prompt_tokens: 'many', completion_tokens: null })).toBeUndefined();
+  });
+
   it('sends the key and the streamed request, and surfaces a refusal with its status', async () => {
     let seen: { auth?: string; body?: Record<string, unknown> } = {};
     const { url, close } = await listen((req, res) => {

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { httpFetch } from '@assistant/shared';
+import { httpFetch, type ModelUsage } from '@assistant/shared';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
 
 /** Any OpenAI-compatible Chat Completions endpoint, streamed. Retries are the job queue's business. */
@@ -42,31 +42,55 @@ export class OpenAIChatModel implements ChatModel {
     const calls = new Map<number, ToolCall>();
     let usage: ChatResponse['usage'];
     for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta;
-      if (delta?.content) {
+      // The chunks are the endpoint's untrusted output (docs/agent.md#untrusted-model-output): a
+      // field of another type than the API's is left out, never allowed to fail the turn.
+      const delta = Array.isArray(chunk.choices) ? chunk.choices[0]?.delta : undefined;
+      if (typeof delta?.content === 'string' && delta.content !== '') {
         content += delta.content;
         await request.onToken(delta.content);
       }
-      for (const part of delta?.tool_calls ?? []) {
+      for (const part of Array.isArray(delta?.tool_calls) ? delta.tool_calls : []) {
+        if (typeof part !== 'object' || part === null) continue;
         const index = toolCallIndex(part, calls);
         const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
-        if (part.id) call.id = part.id;
+        if (typeof part.id === 'string' && part.id !== '') call.id = part.id;
         if (part.function?.name) call.name += part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
         calls.set(index, call);
       }
       // With include_usage the last chunk carries the call's usage (and no choices).
-      if (chunk.usage) {
-        usage = {
-          promptTokens: chunk.usage.prompt_tokens,
-          completionTokens: chunk.usage.completion_tokens,
-          cachedPromptTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-        };
-      }
+      if (chunk.usage) usage = reportedUsage(chunk.usage);
     }
     const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return { content, toolCalls, ...(usage ? { usage } : {}) };
   }
+}
+
+/**
+ * The most tokens one count of a call is taken at. The usage columns are PostgreSQL INTEGERs
+ * (at most 2,147,483,647), and the daily budget adds a call's prompt and completion in one: a
+ * billion each keeps that sum within them too; no real call comes near.
+ */
+const MAX_COUNTED_TOKENS = 1_000_000_000;
+
+/**
+ * The usage an endpoint reported, as counts the budget can add up: rounded, at most
+ * MAX_COUNTED_TOKENS, and the cached part no more than the prompt. A report that is not counts
+ * (a negative number, text, none) is left out, and the call is then estimated like one from a
+ * server that reports no usage (model-step.ts): it must neither fail the turn nor give tokens back.
+ */
+function reportedUsage(reported: {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+}): ModelUsage | undefined {
+  const count = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.min(Math.round(value), MAX_COUNTED_TOKENS) : undefined;
+  const promptTokens = count(reported.prompt_tokens);
+  const completionTokens = count(reported.completion_tokens);
+  if (promptTokens === undefined || completionTokens === undefined) return undefined;
+  const cached = count(reported.prompt_tokens_details?.cached_tokens) ?? 0;
+  return { promptTokens, completionTokens, cachedPromptTokens: Math.min(cached, promptTokens) };
 }
 
 /**
