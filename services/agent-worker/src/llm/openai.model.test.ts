@@ -107,6 +107,27 @@ describe('OpenAIChatModel', () => {
     expect(await complete({ prompt_tokens: 'many', completion_tokens: null })).toBeUndefined();
   });
 
+  it('skips a chunk that is JSON but not an object, and fails a stream with a chunk that is not JSON as an endpoint error, to retry', async () => {
+    const stream = (chunks: string[]) =>
+      listen((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const data of chunks) res.write(`data: ${data}\n\n`);
+        res.end('data: [DONE]\n\n');
+      });
+    const hi = JSON.stringify({ id: 'x', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'Hi' } }] });
+    const nulls = await stream(['null', '5', hi]);
+    const response = await new OpenAIChatModel({ baseURL: nulls.url, timeoutMs: 5_000 }).complete(request()).finally(nulls.close);
+    expect(response.content).toBe('Hi');
+
+    const garbled = await stream([hi, 'not json at all']);
+    const error = await new OpenAIChatModel({ baseURL: garbled.url, timeoutMs: 5_000 })
+      .complete(request())
+      .catch((e: unknown) => e)
+      .finally(garbled.close);
+    expect(error).toBeInstanceOf(APIError);
+    expect(isPermanentModelError(error)).toBe(false);
+  });
+
   it('sends the key and the streamed request, and surfaces a refusal with its status', async () => {
     let seen: { auth?: string; body?: Record<string, unknown> } = {};
     const { url, close } = await listen((req, res) => {

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { httpFetch, type ModelUsage } from '@assistant/shared';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
@@ -41,9 +41,10 @@ export class OpenAIChatModel implements ChatModel {
     let content = '';
     const calls = new Map<number, ToolCall>();
     let usage: ChatResponse['usage'];
-    for await (const chunk of stream) {
+    for await (const chunk of readable(stream)) {
       // The chunks are the endpoint's untrusted output (docs/agent.md#untrusted-model-output): a
       // field of another type than the API's is left out, never allowed to fail the turn.
+      if (typeof chunk !== 'object' || chunk === null) continue;
       const delta = Array.isArray(chunk.choices) ? chunk.choices[0]?.delta : undefined;
       if (typeof delta?.content === 'string' && delta.content !== '') {
         content += delta.content;
@@ -63,6 +64,20 @@ export class OpenAIChatModel implements ChatModel {
     }
     const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return { content, toolCalls, ...(usage ? { usage } : {}) };
+  }
+}
+
+/**
+ * The stream's chunks; one that is not JSON (the SDK throws a SyntaxError) is the endpoint
+ * failing, like an error status: an APIError, retried and at last reported as `model_error`.
+ */
+async function* readable<T>(stream: AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* stream;
+  } catch (error) {
+    if (error instanceof SyntaxError)
+      throw new APIError(undefined, undefined, `the model endpoint streamed a chunk that is not JSON (${error.message})`, undefined);
+    throw error;
   }
 }
 
