@@ -173,6 +173,21 @@ describe('the message rate', () => {
     for (let i = 0; i < RATE; i++) expect((await user.post('/v1/messages', { text: `valid ${i}` })).status).toBe(202);
     expect((await user.post('/v1/messages', { text: 'one too many' })).status).toBe(429);
   });
+
+  it('does not count a message refused as session_busy (if_busy: reject, 409)', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Patient' });
+    const busy = await user.send('hold patient');
+    await waitFor(() => held.isHeld('hold patient'), 'the turn in its model call');
+    for (let i = 0; i < RATE; i++) {
+      const refused = await user.post('/v1/messages', { text: `only if idle ${i}`, if_busy: 'reject' });
+      expect(refused.status).toBe(409);
+    }
+    held.release('hold patient');
+    await user.events(busy.turn_id);
+    // One message was counted (the held one): RATE - 1 more fit in the window.
+    for (let i = 1; i < RATE; i++) expect((await user.post('/v1/messages', { text: `idle now ${i}` })).status).toBe(202);
+    expect((await user.post('/v1/messages', { text: 'one too many' })).status).toBe(429);
+  });
 });
 
 describe('MAX_ACTIVE_TURNS_PER_USER', () => {

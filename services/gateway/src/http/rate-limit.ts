@@ -10,6 +10,12 @@ if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { hits, redis.call('PTTL', KEYS[1]) }
 `;
 
+/** Takes back one hit of the current window, if that window is still open (a new one starts at zero anyway). */
+const UNHIT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 /** The message rate (RATE_LIMIT_MESSAGES_PER_MINUTE): one counter per user for HTTP and channels alike. */
 export const MESSAGE_RATE = { name: 'messages', windowMs: 60_000 } as const;
 
@@ -24,6 +30,12 @@ export async function hitRateLimit(
   const counter = withScripts(redis, { hitRateLimit: { numberOfKeys: 1, lua: HIT } });
   const [hits, msLeft] = (await counter.hitRateLimit(`${prefix}:ratelimit:${name}:${userId}`, windowMs)) as [number, number];
   return { hits, msLeft: Math.max(0, msLeft) };
+}
+
+/** Gives back a hit counted for a request that turned out to change nothing (a message refused as `session_busy`). */
+export async function unhitRateLimit(redis: Redis, prefix: string, name: string, userId: string): Promise<void> {
+  const counter = withScripts(redis, { unhitRateLimit: { numberOfKeys: 1, lua: UNHIT } });
+  await counter.unhitRateLimit(`${prefix}:ratelimit:${name}:${userId}`);
 }
 
 /**

@@ -4,7 +4,7 @@ import { MAIN_SESSION_KEY, sessionKeySchema, type Runtime } from '@assistant/sha
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError } from '../http/errors';
-import { MESSAGE_RATE, rateLimit } from '../http/rate-limit';
+import { MESSAGE_RATE, rateLimit, unhitRateLimit } from '../http/rate-limit';
 import { defineRoutes, failure } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 import { IF_BUSY } from '../turns/busy-session';
@@ -64,6 +64,13 @@ export function messageRoutes(runtime: Runtime): Router {
         sessionKey: body.session_key ?? MAIN_SESSION_KEY,
         text: body.text,
         ifBusy: body.if_busy ?? 'queue',
+      }).catch(async (error: unknown) => {
+        // Refused as busy (`if_busy: reject`), the message is neither stored nor answered: like one
+        // refused as invalid, it uses up none of the rate, so a client may ask again soon.
+        if (error instanceof HttpError && error.code === 'session_busy' && config.RATE_LIMIT_MESSAGES_PER_MINUTE > 0) {
+          await unhitRateLimit(runtime.redis, config.QUEUE_PREFIX, MESSAGE_RATE.name, userOf(req));
+        }
+        throw error;
       });
       res.status(202).json(submitted);
     },
