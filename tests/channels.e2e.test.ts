@@ -17,7 +17,7 @@ import { FakeGraph } from './helpers/fake-graph';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from '../scripts/lib/system';
-import { telegramGroupText } from './helpers/telegram-updates';
+import { inForumTopic, telegramGroupText } from './helpers/telegram-updates';
 
 /**
  * Telegram and WhatsApp through the real processes (docs/channels.md), against local fake Bot API
@@ -306,6 +306,67 @@ describe('Telegram', () => {
     expect(await channelMessages('telegram', String(quiet.update_id))).toBe(0);
     // TELEGRAM_BOT_USERNAME is unset here: the gateway asked getMe once and kept the answer.
     expect(telegram.calls.filter((call) => call.method === 'getMe')).toHaveLength(1);
+  });
+
+  it('answers in the forum topic it was asked in: typing, the answer, an approval and its result, a short reply', async () => {
+    const group = -nextId();
+    const member = nextId();
+    const mention = `@${telegram.bot.username}`;
+    const inTopic = (text: string, topic: number) => inForumTopic(telegramGroupText(group, member, text, nextId(), mention), topic);
+
+    expect((await postTelegram(inTopic('brief in a topic', 11))).status).toBe(200);
+    const answer = await system.waitFor(() => telegram.received(group)[0], 'the answer');
+    expect(answer.body).toMatchObject({ text: 'echo: brief in a topic', message_thread_id: 11 });
+    const typing = telegram.callsTo('sendChatAction', group);
+    expect(typing.length).toBeGreaterThan(0);
+    expect(typing.every((call) => call.body.message_thread_id === 11)).toBe(true);
+
+    expect((await postTelegram(inTopic('make folder Topical', 12))).status).toBe(200);
+    const question = await system.waitFor(() => telegram.received(group)[1], 'the approval request');
+    expect(question.body.message_thread_id).toBe(12);
+    const [approve] = question.body.reply_markup.inline_keyboard[0] as { callback_data: string }[];
+    const press = tgButtonPress(group, approve?.callback_data);
+    press.callback_query.from.id = member;
+    expect((await postTelegram(press)).status).toBe(200);
+    const result = await system.waitFor(() => telegram.received(group)[2], 'the result');
+    expect(result.body).toMatchObject({ text: 'Created Topical.', message_thread_id: 12 });
+
+    const photo = fixture(telegramPhoto);
+    photo.update_id = nextId();
+    Object.assign(photo.message, {
+      from: { ...photo.message.from, id: member },
+      chat: { id: group, title: 'Topics', type: 'supergroup' },
+      caption: `${mention} look`,
+      caption_entities: [{ offset: 0, length: mention.length, type: 'mention' }],
+    });
+    expect((await postTelegram(inForumTopic(photo, 13))).status).toBe(200);
+    const reply = await system.waitFor(() => telegram.received(group)[3], 'the short reply');
+    expect(reply.body.text).toContain(UNSUPPORTED);
+    expect(reply.body.message_thread_id).toBe(13);
+    // One session for the whole group, whichever topic a message came from.
+    const sessions = new Set((await turnsOf('telegram', String(member))).map((turn) => turn.session_key));
+    expect([...sessions]).toEqual([`agent:main:telegram:group:${group}`]);
+  });
+
+  it("sends no topic to a forum's General topic, nor for a reply thread of a group without topics", async () => {
+    const member = nextId();
+    const mention = `@${telegram.bot.username}`;
+    const general = telegramGroupText(-nextId(), member, 'brief in General', nextId(), mention);
+    Object.assign(general.message.chat, { is_forum: true });
+    // The General topic's id is 1, and Telegram refuses message_thread_id 1 ("message thread not found").
+    const generalOne = inForumTopic(telegramGroupText(-nextId(), member, 'brief in General as 1', nextId(), mention), 1);
+    // Outside forums a reply carries the id of the thread it belongs to, which is no topic.
+    const replyThread = telegramGroupText(-nextId(), member, 'brief in a reply thread', nextId(), mention);
+    Object.assign(replyThread.message, { message_thread_id: 777 });
+
+    for (const update of [general, generalOne, replyThread]) {
+      const chat = update.message.chat.id;
+      expect((await postTelegram(update)).status).toBe(200);
+      const answer = await system.waitFor(() => telegram.received(chat)[0], 'the answer');
+      expect(answer.body.text).toBe(`echo: ${update.message.text.slice(mention.length + 1)}`);
+      const sent = [answer, ...telegram.callsTo('sendChatAction', chat)];
+      expect(sent.filter((call) => 'message_thread_id' in call.body)).toEqual([]);
+    }
   });
 });
 

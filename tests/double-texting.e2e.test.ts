@@ -6,6 +6,7 @@ import { FakeTelegram } from './helpers/fake-telegram';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { inForumTopic, telegramGroupText } from './helpers/telegram-updates';
 import { waitFor } from '../scripts/lib/wait-for';
 
 /**
@@ -234,6 +235,28 @@ describe('chats merge by default', () => {
     held.release('hold chat');
     await waitFor(() => telegram.received(chat).length === 2, 'two answers');
     expect(telegram.received(chat).map((call) => call.body.text)).toEqual(['released hold chat', 'echo: hi | can you | add milk']);
+  });
+
+  it('merges a message in a forum topic only into a turn that answers the same topic', async () => {
+    const group = -newChat();
+    const member = newChat();
+    const inTopic = async (text: string, topic: number) => {
+      update += 1;
+      const message = inForumTopic(telegramGroupText(group, member, text, update, `@${telegram.bot.username}`), topic);
+      expect((await webhooks.postTelegram(message)).status).toBe(200);
+    };
+    await inTopic('hold topic', 5);
+    await waitFor(() => held.isHeld('hold topic'), 'the first model call');
+    await inTopic('first', 5);
+    await inTopic('second', 5);
+    await inTopic('elsewhere', 6);
+    held.release('hold topic');
+    await waitFor(() => telegram.received(group).length === 3, 'three answers');
+    expect(telegram.received(group).map((call) => [call.body.message_thread_id, call.body.text])).toEqual([
+      [5, 'released hold topic'],
+      [5, 'echo: first | second'],
+      [6, 'echo: elsewhere'],
+    ]);
   });
 
   it('merges a chat message only into a turn that answers the same chat', async () => {

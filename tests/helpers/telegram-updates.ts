@@ -12,3 +12,13 @@ export function telegramGroupText(group: number, member: number, text: string, u
   });
   return update;
 }
+
+/** The update as Telegram sends a message written in topic `threadId` of a supergroup with topics. */
+export function inForumTopic<U extends { message: { chat: object } }>(update: U, threadId: number): U {
+  Object.assign(update.message, {
+    chat: { ...update.message.chat, is_forum: true },
+    message_thread_id: threadId,
+    is_topic_message: true,
+  });
+  return update;
+}

@@ -1,9 +1,13 @@
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 
-/** Where a channel message goes: a Telegram chat, or a WhatsApp user. */
+/**
+ * Where a channel message goes: a Telegram chat (and, in a supergroup with topics, the topic), or
+ * a WhatsApp user. Stored in `turns.origin` and in queued jobs: the topic is optional, so
+ * addresses written before it existed still parse.
+ */
 export const channelAddressSchema = z.discriminatedUnion('channel', [
-  z.object({ channel: z.literal('telegram'), chat_id: z.string().min(1) }),
+  z.object({ channel: z.literal('telegram'), chat_id: z.string().min(1), message_thread_id: z.number().int().optional() }),
   z.object({ channel: z.literal('whatsapp'), wa_id: z.string().min(1) }),
 ]);
 export type ChannelAddress = z.infer<typeof channelAddressSchema>;

@@ -47,7 +47,7 @@ export interface ChannelSender {
   readonly limits: { text: number; withButtons: number };
   readonly formatMarkdown: MarkdownFormatter;
   /** Sends one message and answers the provider's id for it. */
-  send(recipient: string, part: OutboundPart): Promise<string>;
+  send(to: ChannelAddress, part: OutboundPart): Promise<string>;
 }
 
 /** A provider refused a call: 429 is retried after retryAfterMs, other 4xx never, the rest with backoff. */

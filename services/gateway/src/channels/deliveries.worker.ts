@@ -26,7 +26,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     // In order, one at a time: part 2 never overtakes part 1, even across retries.
     for (const [index, part] of parts.entries()) {
       if (sent.has(index)) continue;
-      const providerId = await sender.send(recipient, part);
+      const providerId = await sender.send(to, part);
       await db.query(
         `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,

@@ -25,7 +25,7 @@ export function startTypingTicker(runtime: Runtime, clients: ChannelClients): { 
 
   async function show(turn: TypingTurn): Promise<void> {
     const origin = turn.origin;
-    if (origin?.channel === 'telegram' && clients.telegram) return clients.telegram.sendTyping(origin.chat_id);
+    if (origin?.channel === 'telegram' && clients.telegram) return clients.telegram.sendTyping(origin);
     // WhatsApp's indicator lasts until the answer (or 25 s) and is tied to a read receipt: once per start or resume.
     // A turn no longer running still gets the receipt (the message was read), but no indicator after its answer.
     await typing.stop(turn.id);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import type { ChannelAddress } from '@assistant/shared';
+import { ChannelApiError, recipientOf, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { plainMarkup, telegramHtml } from '../format/markup';
 import { sentMessage, telegramResponse, telegramUser } from './telegram.schemas';
@@ -27,23 +28,24 @@ export class TelegramClient implements ChannelSender {
    * An HTML part Telegram refuses ("can't parse entities") is sent again once as plain text: a
    * refused message was not delivered, so this cannot send the part twice.
    */
-  async send(chatId: string, part: OutboundPart): Promise<string> {
+  async send(to: ChannelAddress, part: OutboundPart): Promise<string> {
+    const chat = chatTarget(to);
     const markup = part.buttons
       ? { reply_markup: { inline_keyboard: [part.buttons.map((button) => ({ text: button.title, callback_data: button.id }))] } }
       : {};
     if (part.html !== undefined) {
       try {
-        return await this.sendMessage({ chat_id: chatId, text: part.html, parse_mode: 'HTML', ...markup });
+        return await this.sendMessage({ ...chat, text: part.html, parse_mode: 'HTML', ...markup });
       } catch (error) {
         if (!isEntityRefusal(error)) throw error;
       }
     }
-    return this.sendMessage({ chat_id: chatId, text: part.text, ...markup });
+    return this.sendMessage({ ...chat, text: part.text, ...markup });
   }
 
   /** "typing…" in the chat for about 5 seconds, or until the bot's next message. */
-  async sendTyping(chatId: string): Promise<void> {
-    await this.call('sendChatAction', { chat_id: chatId, action: 'typing' });
+  async sendTyping(to: ChannelAddress): Promise<void> {
+    await this.call('sendChatAction', { ...chatTarget(to), action: 'typing' });
   }
 
   async answerCallbackQuery(callbackQueryId: string, text?: string): Promise<void> {
@@ -83,6 +85,12 @@ export class TelegramClient implements ChannelSender {
     if (!parsed.success) throw new ChannelApiError(`telegram ${method} answered an unexpected result`, 502);
     return parsed.data;
   }
+}
+
+/** The chat of a message or an action and, in a supergroup with topics, its topic (docs/channels.md#forum-topics). */
+function chatTarget(to: ChannelAddress): { chat_id: string; message_thread_id?: number } {
+  const topic = to.channel === 'telegram' ? to.message_thread_id : undefined;
+  return { chat_id: recipientOf(to), ...(topic === undefined ? {} : { message_thread_id: topic }) };
 }
 
 function isEntityRefusal(error: unknown): boolean {

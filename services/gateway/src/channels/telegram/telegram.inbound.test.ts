@@ -6,6 +6,7 @@ import {
   telegramPhoto,
   telegramPrivateText,
 } from '../../../../../tests/helpers/channel-fixtures';
+import { inForumTopic } from '../../../../../tests/helpers/telegram-updates';
 import { telegramInbound } from './telegram.inbound';
 import { telegramUpdate } from './telegram.schemas';
 
@@ -71,6 +72,24 @@ describe('telegram schemas and inbound mapping', () => {
       reply_to_message: { message_id: 1, from: { id: 7, is_bot: true, first_name: 'Nexo', username: 'nexo_assistant_bot' } },
     });
     expect(await read(reply)).toMatchObject({ content: { kind: 'text', text: 'lista meus hábitos' } });
+  });
+
+  it('addresses a message in a forum topic, or a press under one, to that topic; General and reply threads to the chat', async () => {
+    const chat = { channel: 'telegram', chat_id: '-1001234567890' };
+    expect((await read(inForumTopic(fixture(telegramGroupMention), 42)))?.replyTo).toEqual({ ...chat, message_thread_id: 42 });
+    const press = fixture(telegramCallbackQuery);
+    Object.assign(press.callback_query.message, {
+      chat: { id: -1001234567890, type: 'supergroup' },
+      message_thread_id: 42,
+      is_topic_message: true,
+    });
+    expect((await read(press))?.replyTo).toEqual({ ...chat, message_thread_id: 42 });
+
+    // Telegram refuses message_thread_id 1, the General topic's.
+    expect((await read(inForumTopic(fixture(telegramGroupMention), 1)))?.replyTo).toEqual(chat);
+    const replyThread = fixture(telegramGroupMention);
+    Object.assign(replyThread.message, { message_thread_id: 77 });
+    expect((await read(replyThread))?.replyTo).toEqual(chat);
   });
 
   it('reads a button press with its callback data', async () => {

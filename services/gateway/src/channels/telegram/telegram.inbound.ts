@@ -1,5 +1,5 @@
-import { PHOTO_MAX_BYTES } from '@assistant/shared';
-import type { ContentOptions, InboundContent, InboundMessage } from '../channel-types';
+import { PHOTO_MAX_BYTES, type ChannelAddress } from '@assistant/shared';
+import { directAddress, type ContentOptions, type InboundContent, type InboundMessage } from '../channel-types';
 import type { TelegramMessage, TelegramUpdate } from './telegram.schemas';
 
 /** Message kinds we cannot read; service messages (members joining, pins…) are ignored instead. */
@@ -47,7 +47,7 @@ export async function telegramInbound(
       externalId,
       // Without a first_name the new user is named after the identity (identities.ts).
       sender: { id: String(query.from.id), name: query.from.first_name ?? '' },
-      replyTo: { channel: 'telegram', chat_id: String(query.message?.chat.id ?? query.from.id) },
+      replyTo: query.message ? chatAddress(query.message) : directAddress('telegram', String(query.from.id)),
       content: { kind: 'button', data: query.data },
     };
   }
@@ -68,9 +68,22 @@ export async function telegramInbound(
     externalId,
     sender: { id: String(message.from.id), name: message.from.first_name ?? '' },
     ...(inGroup ? { group: String(message.chat.id) } : {}),
-    replyTo: { channel: 'telegram', chat_id: String(message.chat.id) },
+    replyTo: chatAddress(message),
     content,
   };
+}
+
+/** The General topic of a supergroup with topics: Telegram refuses its id ("message thread not found"). */
+const GENERAL_TOPIC = 1;
+
+/**
+ * Where to answer a message: its chat and, when it was written in a forum topic, that topic
+ * (docs/channels.md#forum-topics). A reply outside forums carries a message_thread_id too, the
+ * thread it belongs to: no topic, so it is left out, as is the General topic's.
+ */
+function chatAddress(message: TelegramMessage): ChannelAddress {
+  const topic = message.is_topic_message === true && message.message_thread_id !== GENERAL_TOPIC ? message.message_thread_id : undefined;
+  return { channel: 'telegram', chat_id: String(message.chat.id), ...(topic === undefined ? {} : { message_thread_id: topic }) };
 }
 
 function readContent(message: TelegramMessage, options: ContentOptions): InboundContent | undefined {

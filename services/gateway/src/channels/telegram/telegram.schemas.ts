@@ -22,6 +22,9 @@ export const telegramMessage = z.looseObject({
   message_id: z.number().int().optional(),
   from: telegramUser.optional(),
   chat: z.looseObject({ id: z.number().int(), type: z.string(), title: z.string().optional() }),
+  /** The topic's id when `is_topic_message`; else the thread a reply belongs to, which is no topic. */
+  message_thread_id: z.number().int().optional(),
+  is_topic_message: z.boolean().optional(),
   date: z.number().int().optional(),
   text: z.string().optional(),
   caption: z.string().optional(),

@@ -1,4 +1,5 @@
-import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import type { ChannelAddress } from '@assistant/shared';
+import { ChannelApiError, recipientOf, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { whatsappMarkup } from '../format/markup';
 import { graphError, whatsappSendResponse } from './whatsapp.schemas';
@@ -24,7 +25,7 @@ export class WhatsAppClient implements ChannelSender {
   readonly formatMarkdown: MarkdownFormatter = (markdown, limit) =>
     formatParts(markdown, [whatsappMarkup], limit).map(([text = '']) => ({ text }));
 
-  async send(waId: string, part: OutboundPart): Promise<string> {
+  async send(to: ChannelAddress, part: OutboundPart): Promise<string> {
     const content = part.buttons
       ? {
           type: 'interactive',
@@ -36,7 +37,7 @@ export class WhatsAppClient implements ChannelSender {
           },
         }
       : { type: 'text', text: { body: part.text } };
-    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', to: waId, ...content }, 'send');
+    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', to: recipientOf(to), ...content }, 'send');
     const sent = whatsappSendResponse.safeParse(body);
     if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
     return (sent.data.messages[0] as { id: string }).id;
