@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
+import { afterTools, FakeModel, userMessagesWithImages, userText } from '../scripts/lib/fake-model';
+import { fixture, telegramPhoto } from './helpers/channel-fixtures';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
@@ -50,6 +51,7 @@ beforeAll(async () => {
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,
       TELEGRAM_BOT_USERNAME: telegram.bot.username,
+      VISION: 'true',
     },
   });
   api = new Api(system.url);
@@ -235,6 +237,40 @@ describe('chats merge by default', () => {
     held.release('hold chat');
     await waitFor(() => telegram.received(chat).length === 2, 'two answers');
     expect(telegram.received(chat).map((call) => call.body.text)).toEqual(['released hold chat', 'echo: hi | can you | add milk']);
+  });
+
+  it('merges a photo like a text: the queued turn sees it on its own message, and a redelivery adds nothing', async () => {
+    const chat = newChat();
+    telegram.addFile(`photo-${chat}`, `photos/${chat}.jpg`, 'MERGED-JPEG');
+    const photo = fixture(telegramPhoto);
+    update += 1;
+    photo.update_id = update;
+    Object.assign(photo.message, {
+      from: { ...photo.message.from, id: chat },
+      chat: { ...photo.message.chat, id: chat },
+      photo: [{ file_id: `photo-${chat}`, file_unique_id: `u${chat}`, file_size: 11, width: 800, height: 600 }],
+      caption: 'my receipt',
+    });
+    await send(chat, 'hold photo');
+    await waitFor(() => held.isHeld('hold photo'), 'the first model call');
+    const first = await send(chat, 'look at this');
+    for (const delivery of [photo, photo]) expect((await webhooks.postTelegram(delivery)).status).toBe(200);
+    const last = await send(chat, 'what is the total?');
+
+    const turns = await db.query<{ turn_id: string }>(
+      `SELECT DISTINCT turn_id FROM channel_messages WHERE channel = 'telegram' AND external_id = ANY($1)`,
+      [[first, photo.update_id, last].map(String)],
+    );
+    expect(turns.rowCount).toBe(1);
+    held.release('hold photo');
+    await waitFor(() => telegram.received(chat).length === 2, 'two answers');
+    expect(telegram.received(chat).map((call) => call.body.text)).toEqual([
+      'released hold photo',
+      'echo: look at this | [photo] my receipt | what is the total?',
+    ]);
+    const request = model.requests.find((r) => r.raw.includes('what is the total?'));
+    const jpeg = `data:image/jpeg;base64,${Buffer.from('MERGED-JPEG').toString('base64')}`;
+    expect(request && userMessagesWithImages(request.body)).toEqual([['[photo] my receipt', [jpeg]]]);
   });
 
   it('merges a message in a forum topic only into a turn that answers the same topic', async () => {

@@ -183,12 +183,23 @@ export function contentText(content: unknown): string {
   return (content as ContentPart[]).map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
-/** The image URLs of a request's last user message. */
-export function userImages(body: ChatRequestBody): string[] {
-  const user = [...body.messages].reverse().find((message) => message.role === 'user');
-  const content: unknown = user?.content;
+/** The image URLs of a message's content. */
+function imageUrls(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   return (content as ContentPart[]).flatMap((part) => (part.type === 'image_url' ? [part.image_url.url] : []));
+}
+
+/** The image URLs of a request's last user message. */
+export function userImages(body: ChatRequestBody): string[] {
+  return imageUrls([...body.messages].reverse().find((message) => message.role === 'user')?.content);
+}
+
+/** The user messages of a request that carry images, in order: each as [its text, its image URLs]. */
+export function userMessagesWithImages(body: ChatRequestBody): [string, string[]][] {
+  return body.messages.flatMap((message) => {
+    const urls = message.role === 'user' ? imageUrls(message.content) : [];
+    return urls.length > 0 ? [[contentText(message.content), urls] as [string, string[]]] : [];
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatRequestBody, FakeReply } from '../../scripts/lib/fake-model';
+import { contentText, type ChatRequestBody, type FakeReply } from '../../scripts/lib/fake-model';
 
 /**
  * Holds the fake model's answer to chosen requests until the test releases it, so a test can
@@ -40,7 +40,7 @@ export function trailingUserTexts(body: ChatRequestBody): string[] {
   const texts: string[] = [];
   for (let i = body.messages.length - 1; i >= 0; i--) {
     const message = body.messages[i];
-    if (message?.role === 'user') texts.unshift(String(message.content));
+    if (message?.role === 'user') texts.unshift(contentText(message.content));
     else if (message?.role !== 'system') break;
   }
   return texts;

@@ -10,15 +10,21 @@ import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox
 import { bumpVersion, type TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
 
-export interface NewTurn {
-  userId: string;
-  sessionId: string;
-  sessionKey: string;
+/** A user's message, as it starts a turn or joins a queued one (if_busy=merge). */
+export interface TurnMessage {
   text: string;
+  /** The chat it came from: the turn's answers go there. */
   origin?: ChannelAddress | undefined;
+  /** A channel photo the model sees with the text (VISION). */
   attachment?: MediaRef | undefined;
   /** Over the user's message rate: the turn may not start for this long. */
   startAfterMs?: number | undefined;
+}
+
+export interface NewTurn extends TurnMessage {
+  userId: string;
+  sessionId: string;
+  sessionKey: string;
 }
 
 /** What starting a turn needs: the per-user limit and the idle digest's delay. */
@@ -97,20 +103,25 @@ export async function createTurn(
  * the API), if there is one and it has not started yet (not a resumed turn waiting for a slot,
  * which read its messages when it started): its answer goes where the turn's first message came from. A message
  * over the user's rate pushes the turn's start back until the limit allows, and a delayed lane
- * job comes back for it then.
+ * job comes back for it then. A photo joins with its message's place in the turn (the SET reads
+ * merged_inputs before the append), so the model sees it with that message.
  */
-export async function mergeIntoQueued(
-  client: DbClient,
-  sessionId: string,
-  message: { text: string; origin?: ChannelAddress | undefined; startAfterMs?: number | undefined },
-): Promise<string | undefined> {
+export async function mergeIntoQueued(client: DbClient, sessionId: string, message: TurnMessage): Promise<string | undefined> {
   const merged = await client.query<{ id: string }>(
     `UPDATE turns SET merged_inputs = array_append(merged_inputs, $2),
+       merged_attachments = CASE WHEN $5::jsonb IS NULL THEN merged_attachments
+         ELSE merged_attachments || jsonb_build_array(jsonb_build_object('input', 1 + cardinality(merged_inputs), 'ref', $5::jsonb)) END,
        start_after = GREATEST(start_after, NOW() + make_interval(secs => $3::float8 / 1000))
      WHERE id = (SELECT id FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq DESC LIMIT 1)
        AND status = 'queued' AND started_at IS NULL AND origin IS NOT DISTINCT FROM $4::jsonb
      RETURNING id`,
-    [sessionId, message.text, message.startAfterMs ?? null, message.origin ? JSON.stringify(message.origin) : null],
+    [
+      sessionId,
+      message.text,
+      message.startAfterMs ?? null,
+      message.origin ? JSON.stringify(message.origin) : null,
+      message.attachment ? JSON.stringify(message.attachment) : null,
+    ],
   );
   const turnId = merged.rows[0]?.id;
   if (turnId && message.startAfterMs !== undefined) {

@@ -19,12 +19,18 @@ export interface TurnRow {
   model: string | null;
   version: number;
   claim: string | null;
-  /** A channel photo for the model (VISION), by the provider's reference. */
-  attachment?: MediaRef | null;
+  /** The channel photos of the turn's messages for the model (VISION), by the provider's reference. */
+  photos: TurnPhoto[];
   /** The chat the turn came from, if any: its events are delivered there too. */
   origin: ChannelAddress | null;
   /** The user's `use_rag_by_default` as the turn was read: its model requests get the documents that match it. */
   use_rag: boolean;
+}
+
+export interface TurnPhoto {
+  /** The place of the photo's message in the turn: 0 is `input`, 1 the first merged message… */
+  input: number;
+  ref: MediaRef;
 }
 
 export interface TaskRow {
@@ -70,7 +76,9 @@ const LOAD_TURN_STATE = `WITH removed AS (${outboxRemoval('$1', '$2')})
    SELECT t.id, t.user_id, t.session_id, t.session_key, t.status,
           array_to_string(ARRAY[t.input] || t.merged_inputs, E'\n') AS input, 1 + cardinality(t.merged_inputs) AS input_count, t.iterations,
           COALESCE(t.max_iterations, 15) AS max_iterations, COALESCE(t.autonomous, false) AS autonomous,
-          t.model, t.version, t.claim, t.attachment, t.origin, COALESCE((SELECT outbox FROM removed), t.outbox) AS outbox,
+          t.model, t.version, t.claim, t.origin, COALESCE((SELECT outbox FROM removed), t.outbox) AS outbox,
+          CASE WHEN t.attachment IS NULL THEN t.merged_attachments
+               ELSE jsonb_build_array(jsonb_build_object('input', 0, 'ref', t.attachment)) || t.merged_attachments END AS photos,
           COALESCE((SELECT p.use_rag_by_default FROM user_preferences p WHERE p.user_id = t.user_id), true) AS use_rag,
           COALESCE((SELECT json_agg(json_build_object(
               'id', k.id, 'ref', k.ref, 'position', k.position, 'iteration', k.iteration, 'call_id', k.call_id,

@@ -16,6 +16,7 @@ const turn = (overrides: Partial<TurnRow> = {}): TurnRow => ({
   version: 1,
   claim: null,
   origin: null,
+  photos: [],
   use_rag: true,
   ...overrides,
 });

@@ -16,11 +16,12 @@ type MediaContent = Extract<InboundContent, { kind: 'voice' | 'photo' }>;
 type MediaOutcome = { reply: string } | { turnId: string } | { voice: PendingVoice };
 
 /**
- * What a voice note or a photo causes, inside the message's transaction. A photo starts its turn
- * at once, carrying only the provider's reference to the image. A voice note is transcribed
- * later by a `transcribe` job (downloading and transcribing take seconds: the webhook answers
- * first), which starts the turn with the transcript as the user's message; the voice note counts
- * against the message rate then, when it becomes a message.
+ * What a voice note or a photo causes, inside the message's transaction. A photo becomes a
+ * message at once, merged like a text (docs/agent.md#busy-sessions), carrying only the provider's
+ * reference to the image. A voice note is transcribed later by a `transcribe` job (downloading
+ * and transcribing take seconds: the webhook answers first), which queues the transcript as the
+ * user's message, merged too; the voice note counts against the message rate then, when it
+ * becomes a message.
  */
 export async function acceptMedia(
   client: DbClient,
@@ -42,6 +43,7 @@ export async function acceptMedia(
     text,
     origin: message.replyTo,
     attachment: content.media,
+    ifBusy: 'merge',
     startAfterMs: await rateDelay(runtime, userId),
   });
   return { turnId };

@@ -1,4 +1,4 @@
-import { cancelTurnIn, mergeIntoQueued, NOT_FINISHED_SQL, type ChannelAddress, type DbClient } from '@assistant/shared';
+import { cancelTurnIn, mergeIntoQueued, NOT_FINISHED_SQL, type DbClient, type TurnMessage } from '@assistant/shared';
 import { HttpError } from '../http/errors';
 
 /** What a message for a busy session does (docs/agent.md#busy-sessions). */
@@ -18,12 +18,7 @@ export interface BusyOutcome {
  * either read by the turn when it starts or, if the turn started first, finds no queued turn and
  * gets one of its own. Nothing is lost in between.
  */
-export async function applyIfBusy(
-  client: DbClient,
-  sessionId: string,
-  ifBusy: IfBusy,
-  message: { text: string; origin?: ChannelAddress | undefined; startAfterMs?: number | undefined },
-): Promise<BusyOutcome> {
+export async function applyIfBusy(client: DbClient, sessionId: string, ifBusy: IfBusy, message: TurnMessage): Promise<BusyOutcome> {
   switch (ifBusy) {
     case 'queue':
       return { cancelled: [] };

@@ -60,9 +60,7 @@ export async function insertTurn(
     [input.userId, input.sessionKey],
   );
   const sessionId = (session.rows[0] as { id: string }).id;
-  // A turn carries one photo: a message with its own photo gets a turn of its own rather than merge.
-  const ifBusy = input.attachment && input.ifBusy === 'merge' ? 'queue' : (input.ifBusy ?? 'queue');
-  const busy = await applyIfBusy(client, sessionId, ifBusy, input);
+  const busy = await applyIfBusy(client, sessionId, input.ifBusy ?? 'queue', input);
   if (busy.mergedInto) return { turnId: busy.mergedInto, touched: [busy.mergedInto] };
   const { id, owed } = await createTurn(
     client,
