@@ -122,6 +122,29 @@ describe('parseConfig', () => {
     expect(problems.join('\n')).toMatch(/^DATABASE_URL: must start with postgres:\/\//m);
   });
 
+  it('reads numbers only as whole decimal numbers, saying the range on one line', () => {
+    expect(parseConfig({ PORT: ' 8080 ', TOOL_TIMEOUT_MS: '250' })).toMatchObject({ PORT: 8080, TOOL_TIMEOUT_MS: 250 });
+    // Number() reads these, so PORT=0x1F90 was port 8080 and DAILY_TOKEN_BUDGET=1e3 a budget of 1,000.
+    for (const [name, value, range] of [
+      ['PORT', '0x1F90', '0 to 65535'],
+      ['PORT', '80.0', '0 to 65535'],
+      ['PORT', '-1', '0 to 65535'],
+      ['PORT', 'eighty', '0 to 65535'],
+      ['PORT', '70000', '0 to 65535'],
+      ['DAILY_TOKEN_BUDGET', '1e3', '0 to 9007199254740991'],
+      ['TOOL_TIMEOUT_MS', '0', '1 to 600000'],
+      ['SHUTDOWN_TIMEOUT_MS', '0b101', '100 to 600000'],
+    ] as const) {
+      let problems: string[] = [];
+      try {
+        parseConfig({ [name]: value });
+      } catch (error) {
+        if (error instanceof ConfigError) problems = error.problems;
+      }
+      expect(problems).toEqual([`${name}: must be a whole number from ${range}`]);
+    }
+  });
+
   it('takes DEFAULT_TIMEZONE as an IANA zone and refuses an unknown one by name', () => {
     expect(parseConfig({ DEFAULT_TIMEZONE: 'America/Sao_Paulo' }).DEFAULT_TIMEZONE).toBe('America/Sao_Paulo');
     expect(parseConfig({ DEFAULT_TIMEZONE: 'europe/lisbon' }).DEFAULT_TIMEZONE).toBe('Europe/Lisbon');

@@ -50,8 +50,17 @@ function parseRedisUrl(url: string): void {
   decodeURIComponent(parsed.password);
 }
 
-const int = (fallback: number, min: number, max: number) =>
-  optionalString.transform((v) => v ?? String(fallback)).pipe(z.coerce.number<string>().int().min(min).max(max));
+/**
+ * Whole numbers written in decimal. Number() also reads `0x1F90`, `1e3` and `80.0`, so PORT=0x1F90
+ * was port 8080: a value the operator did not mean to write is refused instead.
+ */
+const int = (fallback: number, min: number, max: number) => {
+  const range = `must be a whole number from ${min} to ${max}`;
+  return optionalString
+    .transform((v) => v ?? String(fallback))
+    .pipe(z.string().regex(/^\d+$/, range))
+    .pipe(z.coerce.number<string>().min(min, range).max(max, range));
+};
 
 /** Every variable the processes read, with its default (README.md#configuration). */
 export const configSchema = z
