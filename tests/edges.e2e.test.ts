@@ -238,6 +238,22 @@ describe('limits on what a user creates', () => {
     expect(output).not.toContain('short-admin');
     expect(await system.signal('short-token', 'SIGTERM')).toBe(0);
   });
+
+  it('starts with a channel half set up, saying which settings keep it off without showing any', async () => {
+    const child = system.spawn('gateway', { TELEGRAM_BOT_TOKEN: '42:half-set-up-token', PORT: '0' }, 'half-channel');
+    let output = '';
+    const warned = new Promise<void>((resolve) =>
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('telegram is off')) resolve();
+      }),
+    );
+    await Promise.race([warned, new Promise((resolve) => child.once('exit', resolve))]);
+    expect(child.exitCode).toBeNull();
+    expect(output).toContain('telegram is off: TELEGRAM_WEBHOOK_SECRET not set');
+    expect(output).not.toContain('half-set-up-token');
+    expect(await system.signal('half-channel', 'SIGTERM')).toBe(0);
+  });
 });
 
 describe('approvals', () => {

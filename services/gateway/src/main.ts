@@ -2,7 +2,7 @@
 import '@assistant/shared/heap-growth';
 import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
-import { createChannelClients } from './channels/channel-clients';
+import { createChannelClients, incompleteChannels } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
 import { startTypingTicker } from './channels/typing.ticker';
 import { EventHub } from './sse/event-hub';
@@ -40,6 +40,8 @@ const server = app.listen(config.PORT, (error?: Error) => {
   logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
   // Accepted as the operator chose it, but a short one can be guessed.
   if (config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < 16) logger.warn('ADMIN_TOKEN is shorter than 16 characters: it can be guessed');
+  // A channel with a setting forgotten stays off (404 on its webhook): say which setting.
+  for (const problem of incompleteChannels(config)) logger.warn(problem);
 });
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'gateway could not listen');
