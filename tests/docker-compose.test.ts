@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { configSchema, parseConfig } from '@assistant/shared';
+
+/**
+ * docker-compose.yml runs the same processes as `npm start` (README.md#scaling-out): whatever an
+ * operator can set for `npm start` in the environment (or `.env`) must reach the containers too.
+ */
+const compose = fs.readFileSync(path.join(__dirname, '..', 'docker-compose.yml'), 'utf8');
+/** The settings every service shares: the `x-app` anchor, up to the first service. */
+const shared = compose.slice(compose.indexOf('x-app:'), compose.indexOf('\nservices:'));
+/** Fixed by the file itself: the addresses of its own PostgreSQL and Redis, the ports it maps and probes, the image's NODE_ENV. */
+const FIXED = ['NODE_ENV', 'PORT', 'HEALTH_PORT', 'DATABASE_URL', 'REDIS_URL'];
+
+describe('docker-compose.yml', () => {
+  it('passes every setting of the configuration from the environment to every process', () => {
+    const missing = Object.keys(configSchema.in.shape).filter(
+      (name) => !FIXED.includes(name) && !new RegExp(`^ {4}${name}: .*\\$\\{${name}[:}]`, 'm').test(shared),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('leaves a setting unset in the environment at its default: compose hands it over empty', () => {
+    const names = Object.keys(configSchema.in.shape).filter((name) => !FIXED.includes(name));
+    expect(parseConfig(Object.fromEntries(names.map((name) => [name, ''])))).toEqual(parseConfig({}));
+  });
+});
