@@ -24,4 +24,10 @@ describe('docker-compose.yml', () => {
     const names = Object.keys(configSchema.in.shape).filter((name) => !FIXED.includes(name));
     expect(parseConfig(Object.fromEntries(names.map((name) => [name, ''])))).toEqual(parseConfig({}));
   });
+
+  it('gives every process longer than SHUTDOWN_TIMEOUT_MS to drain before docker kills it', () => {
+    // `docker stop` and `docker compose down` send SIGKILL after 10 s unless told otherwise.
+    const graceSeconds = Number(/^ {2}stop_grace_period: (\d+)s$/m.exec(shared)?.[1] ?? 10);
+    expect(graceSeconds * 1000).toBeGreaterThan(parseConfig({}).SHUTDOWN_TIMEOUT_MS);
+  });
 });
