@@ -9,7 +9,7 @@ COPY services/tool-worker/package.json services/tool-worker/
 # The embedded PostgreSQL (an optional dependency) is for machines without one; containers have one.
 RUN npm ci --no-audit --no-fund --omit=optional
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --omit=optional
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { configSchema, parseConfig } from '@assistant/shared';
 
 /**
- * docker-compose.yml runs the same processes as `npm start` (README.md#scaling-out): whatever an
+ * The image and docker-compose.yml. docker-compose.yml runs the same processes as `npm start` (README.md#scaling-out): whatever an
  * operator can set for `npm start` in the environment (or `.env`) must reach the containers too.
  */
 const compose = fs.readFileSync(path.join(__dirname, '..', 'docker-compose.yml'), 'utf8');
@@ -29,5 +29,16 @@ describe('docker-compose.yml', () => {
     // `docker stop` and `docker compose down` send SIGKILL after 10 s unless told otherwise.
     const graceSeconds = Number(/^ {2}stop_grace_period: (\d+)s$/m.exec(shared)?.[1] ?? 10);
     expect(graceSeconds * 1000).toBeGreaterThan(parseConfig({}).SHUTDOWN_TIMEOUT_MS);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8');
+  const omitted = (command: string) => (new RegExp(`npm ${command}[^\n]*`).exec(dockerfile)?.[0] ?? '').match(/--omit=\w+/g) ?? [];
+
+  it('prunes away what its install left out: `npm prune` installs missing optional packages again', () => {
+    // Without --omit=optional the prune put the embedded PostgreSQL (60 MB) back into the image.
+    expect(omitted('ci')).toContain('--omit=optional');
+    expect(omitted('prune')).toEqual(expect.arrayContaining(omitted('ci')));
   });
 });
