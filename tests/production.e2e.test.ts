@@ -3,8 +3,10 @@ import { once } from 'node:events';
 import net from 'node:net';
 import type pg from 'pg';
 import { Api, type StreamEvent } from '../scripts/lib/api';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { injectFault, testDb } from './helpers/db';
 import { afterTools, byUserText, FakeModel, userText } from '../scripts/lib/fake-model';
+import { FakeTelegram } from './helpers/fake-telegram';
 import { freePort, TestSystem } from '../scripts/lib/system';
 import { waitFor } from '../scripts/lib/wait-for';
 
@@ -256,6 +258,46 @@ describe('scaled out', () => {
       expect(firstCalls).toEqual(sent.filter((turn) => turn.session === session).map((turn) => turn.text));
     }
   }, 180_000);
+});
+
+describe('scaled out, one gateway without a channel', () => {
+  const system = new TestSystem();
+  const telegram = new FakeTelegram();
+  const secret = 'production-tg-secret';
+  const webhooks = new ChannelWebhooks(() => system.url, secret, 'unused');
+
+  beforeAll(async () => {
+    await telegram.start();
+    await system.start({
+      env: {
+        OPENAI_BASE_URL: model.url,
+        TELEGRAM_BOT_TOKEN: '123456:production-token',
+        TELEGRAM_WEBHOOK_SECRET: secret,
+        TELEGRAM_API_BASE_URL: telegram.url,
+      },
+    });
+    // A copy set up apart (say, while new settings roll out): it takes deliveries like every gateway.
+    const port = await freePort();
+    system.spawn('gateway', { PORT: String(port), TELEGRAM_BOT_TOKEN: '' }, 'gateway-without-telegram');
+    await system.waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+      'the second gateway',
+    );
+  });
+  afterAll(async () => {
+    await system.stop();
+    await telegram.stop();
+  });
+
+  it('still answers every chat, once: the gateway without it hands its deliveries back', async () => {
+    const chats = Array.from({ length: 12 }, () => webhooks.nextId());
+    for (const chat of chats) expect((await webhooks.postTelegram(webhooks.tgText(chat, 'hi'))).status).toBe(200);
+    await system.waitFor(() => chats.every((chat) => telegram.received(chat).length > 0), 'an answer in every chat');
+    // Another message per chat, answered after the first: nothing of the first comes twice.
+    for (const chat of chats) await webhooks.postTelegram(webhooks.tgText(chat, 'hi'));
+    await system.waitFor(() => chats.every((chat) => telegram.received(chat).length >= 2), 'a second answer in every chat');
+    expect(chats.map((chat) => telegram.received(chat).map((call) => call.body.text))).toEqual(chats.map(() => ['Hello!', 'Hello!']));
+  });
 });
 
 describe('a process dying between a commit and its publish', () => {

@@ -9,6 +9,8 @@ import { createTranscriptionHandler } from './voice-transcription.job';
 
 /** A provider that keeps answering 429 is given up on after this many pickups of one job. */
 const MAX_STARTS = 50;
+/** How soon a delivery a gateway without its channel handed back is taken again. */
+const HAND_BACK_MS = 200;
 
 /**
  * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
@@ -37,7 +39,15 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
 
   async function deliver(job: Job, token: string | undefined, to: ChannelAddress, message: OutboundMessage): Promise<void> {
     const sender = clients[to.channel];
-    if (!sender) throw new UnrecoverableError(`${to.channel} is not configured on this gateway`);
+    if (!sender) {
+      // Every gateway takes deliveries: one without this channel's settings (a copy set up apart,
+      // a settings change rolling out) hands the job back for a gateway that has them.
+      if (job.attemptsStarted < MAX_STARTS) {
+        await job.moveToDelayed(Date.now() + HAND_BACK_MS, token);
+        throw new DelayedError();
+      }
+      throw new UnrecoverableError(`${to.channel} is not configured on the gateways that took this delivery`);
+    }
     try {
       await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown));
     } catch (error) {
