@@ -16,6 +16,9 @@ export class OpenAIChatModel implements ChatModel {
       timeout: options.timeoutMs,
       maxRetries: 0,
       fetch: httpFetch,
+      // The SDK would print an unreadable chunk to stderr, raw, beside our JSON logs; the error it
+      // throws is reported through the agent's own logger instead (readable, below).
+      logLevel: 'off',
     });
   }
 
