@@ -348,6 +348,22 @@ describe('Telegram', () => {
     expect([...sessions]).toEqual([`agent:main:telegram:group:${group}`]);
   });
 
+  it('answers in the chat itself when its topic is gone (deleted or closed), once', async () => {
+    const group = -nextId();
+    const member = nextId();
+    const mention = `@${telegram.bot.username}`;
+    telegram.failSend(group, 400, { ok: false, error_code: 400, description: 'Bad Request: message thread not found' });
+    const update = inForumTopic(telegramGroupText(group, member, 'brief in a deleted topic', nextId(), mention), 21);
+    expect((await postTelegram(update)).status).toBe(200);
+    const answer = await system.waitFor(() => telegram.received(group)[0], 'the answer');
+    expect(answer.body.text).toBe('echo: brief in a deleted topic');
+    expect('message_thread_id' in answer.body).toBe(false);
+    expect(telegram.sendAttempts(group).map((call) => [call.status, call.body.message_thread_id])).toEqual([
+      [400, 21],
+      [200, undefined],
+    ]);
+  });
+
   it("sends no topic to a forum's General topic, nor for a reply thread of a group without topics", async () => {
     const member = nextId();
     const mention = `@${telegram.bot.username}`;

@@ -25,11 +25,22 @@ export class TelegramClient implements ChannelSender {
     formatParts(markdown, [telegramHtml, plainMarkup], limit).map(([html = '', text = '']) => ({ text, html }));
 
   /**
-   * An HTML part Telegram refuses ("can't parse entities") is sent again once as plain text: a
-   * refused message was not delivered, so this cannot send the part twice.
+   * An HTML part Telegram refuses ("can't parse entities") is sent again once as plain text, and a
+   * part for a forum topic that is gone (deleted, or closed since the message came) once to the
+   * chat itself, its General topic: a refused message was not delivered, so neither resend can
+   * send the part twice.
    */
   async send(to: ChannelAddress, part: OutboundPart): Promise<string> {
     const chat = chatTarget(to);
+    try {
+      return await this.sendTo(chat, part);
+    } catch (error) {
+      if (chat.message_thread_id === undefined || !isTopicGone(error)) throw error;
+      return this.sendTo({ chat_id: chat.chat_id }, part);
+    }
+  }
+
+  private async sendTo(chat: ChatTarget, part: OutboundPart): Promise<string> {
     const markup = part.buttons
       ? { reply_markup: { inline_keyboard: [part.buttons.map((button) => ({ text: button.title, callback_data: button.id }))] } }
       : {};
@@ -87,10 +98,19 @@ export class TelegramClient implements ChannelSender {
   }
 }
 
+type ChatTarget = { chat_id: string; message_thread_id?: number };
+
 /** The chat of a message or an action and, in a supergroup with topics, its topic (docs/channels.md#forum-topics). */
-function chatTarget(to: ChannelAddress): { chat_id: string; message_thread_id?: number } {
+function chatTarget(to: ChannelAddress): ChatTarget {
   const topic = to.channel === 'telegram' ? to.message_thread_id : undefined;
   return { chat_id: recipientOf(to), ...(topic === undefined ? {} : { message_thread_id: topic }) };
+}
+
+/** Telegram's answers for a topic deleted or closed (General is neither). */
+function isTopicGone(error: unknown): boolean {
+  return (
+    error instanceof ChannelApiError && error.status === 400 && /message thread not found|TOPIC_CLOSED|TOPIC_DELETED/i.test(error.message)
+  );
 }
 
 function isEntityRefusal(error: unknown): boolean {
