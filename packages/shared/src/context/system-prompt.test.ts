@@ -1,5 +1,5 @@
 import { sessionKind, type SessionKind } from '../session-keys';
-import { modelTools, toolSummary } from '../tools';
+import { modelTools, TOOL_SUMMARY_CAP, toolSummary } from '../tools';
 import { DEFAULT_PROFILE, type Profile } from './profile-defaults';
 import { buildSystemPrompt, PROMPT_CAP, SECTION_CAP, type PromptInput } from './system-prompt';
 
@@ -155,5 +155,25 @@ describe('buildSystemPrompt: cacheable', () => {
     const prompt = buildSystemPrompt(input('main'));
     expect(buildSystemPrompt(input('main'))).toBe(prompt);
     expect(prompt).not.toMatch(/\d{4}-\d{2}-\d{2}|current (date|time)/i);
+  });
+});
+
+describe('toolSummary', () => {
+  it("lists each tool by its description's first line, and keeps a huge MCP catalogue from crowding the profile out", () => {
+    const mcp = Array.from({ length: 120 }, (_, i) => ({
+      name: `server__tool_${i}`,
+      description: `\nTool ${i} does one thing. ${'It explains at length. '.repeat(40)}\nSecond line.`,
+      parameters: { type: 'object' },
+    }));
+    const summary = toolSummary(mcp);
+    expect(summary.startsWith(toolSummary())).toBe(true);
+    expect(summary.length).toBeLessThanOrEqual(TOOL_SUMMARY_CAP + 100);
+    expect(summary).not.toContain('Second line.');
+    const lines = summary.split('\n');
+    expect(lines.every((line) => line.length <= 64 + 4 + 300)).toBe(true);
+    expect(lines.at(-1)).toMatch(/^- and \d+ more tools, described in their definitions$/);
+
+    const prompt = buildSystemPrompt(input('main', { toolSummary: summary, profile: { ...FULL_PROFILE, memory: 'm'.repeat(15_000) } }));
+    expect(section(prompt, 'Long-term Memory')).toBe('m'.repeat(15_000));
   });
 });

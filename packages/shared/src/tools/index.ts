@@ -47,9 +47,42 @@ export const modelTools: ModelTool[] = Object.entries(toolCatalog).map(([name, s
   return { name, description: spec.description, parameters };
 });
 
-/** `- create_folder: Create a folder …` lines for the system prompt's ## Tools section (MCP tools after the built-in ones). */
+/** A tool's line in the summary shows at most this much of its description (its definition has all of it). */
+const SUMMARY_LINE_CAP = 300;
+/**
+ * The summary's most characters. MCP servers bring any number of tools with descriptions of any
+ * length: past this the rest are only counted (their definitions still list them), so the
+ * profile, USER and MEMORY keep their room in the 60,000-character prompt.
+ */
+export const TOOL_SUMMARY_CAP = 12_000;
+
+/** `text` in at most `cap` characters: cut at a word, with `...` (one-byte, as the whole prompt is), when it is longer. */
+export function shortened(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const cut = text.slice(0, cap - 3);
+  const word = cut.lastIndexOf(' ');
+  return `${(word > cap / 2 ? cut.slice(0, word) : cut).trimEnd()}...`;
+}
+
+/**
+ * `- create_folder: Create a folder …` lines for the system prompt's ## Tools section (MCP tools
+ * after the built-in ones): each the first line of its description, and the whole within
+ * TOOL_SUMMARY_CAP.
+ */
 export function toolSummary(extra: readonly ModelTool[] = []): string {
-  return [...modelTools, ...extra].map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
+  const lines = [...modelTools, ...extra].map((tool) => {
+    const first = tool.description.split('\n').find((line) => line.trim() !== '') ?? '';
+    return `- ${tool.name}: ${shortened(first.trim(), SUMMARY_LINE_CAP)}`;
+  });
+  const shown: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    size += line.length + 1;
+    if (size > TOOL_SUMMARY_CAP) break;
+    shown.push(line);
+  }
+  const hidden = lines.length - shown.length;
+  return [...shown, ...(hidden > 0 ? [`- and ${hidden} more tools, described in their definitions`] : [])].join('\n');
 }
 
 export * from './tool-spec';

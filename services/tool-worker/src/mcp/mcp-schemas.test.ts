@@ -29,6 +29,15 @@ describe('toMcpTool', () => {
     expect(schemaProblems(tool?.validate as never)).toBe("arguments: must have required property 'path'");
   });
 
+  it('shortens a description past 1,024 characters, and leaves out a tool whose schema is over 32 KB', () => {
+    const long = toMcpTool('docs', { name: 'search', description: 'Searches the docs. '.repeat(100), inputSchema: { type: 'object' } });
+    expect(long.tool?.entry.description.length).toBeLessThanOrEqual(1_024);
+    expect(long.tool?.entry.description).toMatch(/^Searches the docs\. .* the\.\.\.$/);
+    const properties = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`field_${i}`, { type: 'string' }]));
+    const huge = toMcpTool('docs', { name: 'fill', inputSchema: { type: 'object', properties } });
+    expect(huge).toEqual({ problem: 'tool docs__fill has an input schema over 32768 characters' });
+  });
+
   it('treats missing annotations as neither read-only nor idempotent', () => {
     const { tool } = toMcpTool('files', { name: 'touch', inputSchema: { type: 'object' } });
     expect(tool?.entry).toMatchObject({ readOnly: false, idempotent: false, description: 'touch' });

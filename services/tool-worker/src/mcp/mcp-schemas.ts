@@ -1,9 +1,13 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mcpToolName, stripUuids, UUID_PATTERN, type McpToolEntry } from '@assistant/shared';
+import { mcpToolName, shortened, stripUuids, UUID_PATTERN, type McpToolEntry } from '@assistant/shared';
 
 /** OpenAI-compatible function names: what `<server>__<tool>` must be for the model to call it. */
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** OpenAI refuses a function description longer than this (`string_above_max_length`), failing every turn. */
+const DESCRIPTION_CAP = 1_024;
+/** Every model request carries every tool's schema: one larger than this is a server's mistake, not offered. */
+const SCHEMA_CAP = 32_768;
 
 export interface McpTool {
   entry: McpToolEntry;
@@ -18,7 +22,8 @@ const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false
 /**
  * A server's tool in our registry's terms, with its compiled argument validator; undefined (with
  * the reason) for a tool the model could not call: a name that does not fit a function name, or
- * a schema no validator can compile.
+ * a schema no validator can compile or too large to send with every request. A description
+ * longer than OpenAI takes is shortened.
  */
 export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem?: string } {
   const name = mcpToolName(server, tool.name);
@@ -27,6 +32,8 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
   if (UUID_PATTERN.test(name)) return { problem: `tool name ${stripUuids(name)} holds a UUID, which the model must never see` };
   // The dialect is ours to choose (2020-12); a draft-07 `$schema` would make ajv look up a meta-schema it lacks.
   const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
+  const parameters = stripUuids(JSON.stringify(schema));
+  if (parameters.length > SCHEMA_CAP) return { problem: `tool ${name} has an input schema over ${SCHEMA_CAP} characters` };
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);
@@ -42,8 +49,8 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
         server,
         tool: tool.name,
         // What the model is offered never holds a UUID, not even in a server's own texts.
-        description: stripUuids(tool.description ?? tool.title ?? tool.name),
-        parameters: JSON.parse(stripUuids(JSON.stringify(schema))) as Record<string, unknown>,
+        description: shortened(stripUuids(tool.description ?? tool.title ?? tool.name), DESCRIPTION_CAP),
+        parameters: JSON.parse(parameters) as Record<string, unknown>,
         readOnly: annotations.readOnlyHint === true,
         idempotent: annotations.idempotentHint === true,
       },
