@@ -223,16 +223,26 @@ describe('limits on what a user creates', () => {
     expect(models.every((name) => name === 'gpt-4o-mini')).toBe(true);
   });
 
-  it('starts with a short ADMIN_TOKEN, warning that it can be guessed without showing it', async () => {
-    const child = system.spawn('gateway', { ADMIN_TOKEN: 'short-admin', PORT: '0' }, 'short-token');
+  /** A gateway of its own started with `env`, and what it printed until `warning` (or until it exited). */
+  async function gatewayWarning(env: Record<string, string>, name: string, warning: string) {
+    const child = system.spawn('gateway', { ...env, PORT: '0' }, name);
     let output = '';
     const warned = new Promise<void>((resolve) =>
       child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
-        if (output.includes('ADMIN_TOKEN is shorter than 16 characters')) resolve();
+        if (output.includes(warning)) resolve();
       }),
     );
     await Promise.race([warned, new Promise((resolve) => child.once('exit', resolve))]);
+    return { child, output };
+  }
+
+  it('starts with a short ADMIN_TOKEN, warning that it can be guessed without showing it', async () => {
+    const { child, output } = await gatewayWarning(
+      { ADMIN_TOKEN: 'short-admin' },
+      'short-token',
+      'ADMIN_TOKEN is shorter than 16 characters',
+    );
     expect(child.exitCode).toBeNull();
     expect(output).toContain('ADMIN_TOKEN is shorter than 16 characters');
     expect(output).not.toContain('short-admin');
@@ -240,15 +250,7 @@ describe('limits on what a user creates', () => {
   });
 
   it('starts with a channel half set up, saying which settings keep it off without showing any', async () => {
-    const child = system.spawn('gateway', { TELEGRAM_BOT_TOKEN: '42:half-set-up-token', PORT: '0' }, 'half-channel');
-    let output = '';
-    const warned = new Promise<void>((resolve) =>
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (output.includes('telegram is off')) resolve();
-      }),
-    );
-    await Promise.race([warned, new Promise((resolve) => child.once('exit', resolve))]);
+    const { child, output } = await gatewayWarning({ TELEGRAM_BOT_TOKEN: '42:half-set-up-token' }, 'half-channel', 'telegram is off');
     expect(child.exitCode).toBeNull();
     expect(output).toContain('telegram is off: TELEGRAM_WEBHOOK_SECRET not set');
     expect(output).not.toContain('half-set-up-token');

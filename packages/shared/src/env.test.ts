@@ -1,5 +1,16 @@
 import { ConfigError, parseConfig } from './env';
 
+/** The lines a refused configuration is reported with (none when it is accepted). */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
 describe('parseConfig', () => {
   it('fills every default of the configuration table (README.md#configuration)', () => {
     const config = parseConfig({});
@@ -68,13 +79,9 @@ describe('parseConfig', () => {
       ['REDIS_URL', 'redis://:secret@127.0.0.1:abc'],
       ['REDIS_URL', 'redis://%zz:secret@127.0.0.1:6379'],
     ] as const) {
-      let problems: string[] = [];
-      try {
-        parseConfig({ [name]: value });
-      } catch (error) {
-        if (error instanceof ConfigError) problems = error.problems;
-      }
-      expect(problems).toEqual([`${name}: is not a connection string the driver can read (check the port and %-escapes)`]);
+      expect(problemsOf({ [name]: value })).toEqual([
+        `${name}: is not a connection string the driver can read (check the port and %-escapes)`,
+      ]);
     }
   });
 
@@ -135,13 +142,7 @@ describe('parseConfig', () => {
       ['TOOL_TIMEOUT_MS', '0', '1 to 600000'],
       ['SHUTDOWN_TIMEOUT_MS', '0b101', '100 to 600000'],
     ] as const) {
-      let problems: string[] = [];
-      try {
-        parseConfig({ [name]: value });
-      } catch (error) {
-        if (error instanceof ConfigError) problems = error.problems;
-      }
-      expect(problems).toEqual([`${name}: must be a whole number from ${range}`]);
+      expect(problemsOf({ [name]: value })).toEqual([`${name}: must be a whole number from ${range}`]);
     }
   });
 
