@@ -1,4 +1,4 @@
-import { nameKey, splitText, stripUuids } from './text';
+import { nameKey, sliceText, splitText, stripUuids } from './text';
 
 describe('nameKey', () => {
   it.each([
@@ -26,5 +26,16 @@ describe('splitText', () => {
     const parts = splitText(text, 100);
     expect(parts.every((part) => part.length <= 100)).toBe(true);
     expect(parts.join(' ')).toBe(text);
+  });
+});
+
+describe('sliceText', () => {
+  it('slices as String.slice, but a cut inside an emoji drops the whole emoji', () => {
+    expect(sliceText('abcdef', 1, 4)).toBe('bcd');
+    expect(sliceText('a😀b', 0, 2)).toBe('a');
+    expect(sliceText('a😀b', 2)).toBe('b');
+    expect(sliceText('a😀b', 0, 3)).toBe('a😀');
+    expect(sliceText('a😀b', 1)).toBe('😀b');
+    expect(sliceText('😀', 1, 1)).toBe('');
   });
 });

@@ -17,6 +17,23 @@ export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
 
+/**
+ * `text.slice(start, end)` that never leaves half of a surrogate pair (an emoji, a character outside
+ * the Basic Multilingual Plane): a cut inside one drops the whole character. A lone half is not
+ * Unicode; a model request holding one is refused by servers that decode its JSON strictly (and
+ * JSONB refuses it too), so every cut of user text that reaches the model goes through here.
+ */
+export function sliceText(text: string, start: number, end: number = text.length): string {
+  let from = Math.max(0, start);
+  let to = Math.min(text.length, end);
+  if (from > 0 && from < text.length && isLowSurrogate(text.charCodeAt(from)) && isHighSurrogate(text.charCodeAt(from - 1))) from += 1;
+  if (to > 0 && to < text.length && isHighSurrogate(text.charCodeAt(to - 1)) && isLowSurrogate(text.charCodeAt(to))) to -= 1;
+  return from < to ? text.slice(from, to) : '';
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
 /** Splits text into parts of at most `limit` characters, preferring paragraph, line and word breaks. */
 export function splitText(text: string, limit: number): string[] {
   const parts: string[] = [];

@@ -88,6 +88,15 @@ describe('summarizeMessages', () => {
     expect(summary).not.toMatch(/omitted/);
   });
 
+  it('never cuts an emoji in half when it shortens a line', () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // Each line is cut at 157 characters plus "...": 150 x and three emojis, then half of the fourth.
+    const older = Array.from({ length: 4 }, () => say('user', `${'x'.repeat(150)}${'🎉'.repeat(20)}`));
+    const summary = summarizeMessages(older, 2_000);
+    expect(summary).toContain(`User: ${'x'.repeat(150)}🎉🎉🎉...`);
+    expect(summary).not.toMatch(lone);
+  });
+
   it('keeps the opening and the latest lines within the limit when there are too many', () => {
     const older = Array.from({ length: 300 }, (_, i) => say(i % 2 === 0 ? 'user' : 'assistant', `line ${i} ${'x'.repeat(100)}`));
     const summary = summarizeMessages(older, 2_000);

@@ -145,6 +145,24 @@ describe('buildSystemPrompt: caps', () => {
     expect(section(prompt, 'Long-term Memory')).toMatch(/^\[truncated: \d+ earlier characters not shown\][^]*Likes tea\.$/);
   });
 
+  it('never cuts an emoji in half: a lone surrogate makes strict servers refuse the whole request', () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // The 20,000-character cut of SOUL and the cut keeping MEMORY's newest part both fall inside a pair.
+    const soul = `a${'😀'.repeat(12_000)}`;
+    const memory = `${'😀'.repeat(12_000)}b`;
+    const prompt = buildSystemPrompt(input('main', { profile: { ...FULL_PROFILE, soul, memory } }));
+    expect(prompt).not.toMatch(lone);
+    expect(section(prompt, 'Personality')).toBe(`a${'😀'.repeat(9_999)}\n\n[truncated: 4002 more characters not shown]`);
+    expect(section(prompt, 'Long-term Memory')).toBe(`[truncated: 4002 earlier characters not shown]\n\n${'😀'.repeat(9_999)}b`);
+    // The whole-prompt cap too.
+    const big = `x${'😀'.repeat(15_000)}`;
+    const huge = buildSystemPrompt(
+      input('main', { profile: { soul: big, identity: big, agents: big, tools: big, user: big, memory: big } }),
+    );
+    expect(huge.length).toBeLessThanOrEqual(PROMPT_CAP);
+    expect(huge).not.toMatch(lone);
+  });
+
   it('leaves a prompt under the caps untouched', () => {
     expect(buildSystemPrompt(input('main'))).not.toContain('[truncated');
   });

@@ -1,5 +1,5 @@
 import type { SessionKind } from '../session-keys';
-import { stripUuids } from '../text';
+import { sliceText, stripUuids } from '../text';
 import type { Profile } from './profile-defaults';
 
 export const SECTION_CAP = 20_000;
@@ -27,18 +27,20 @@ export interface PromptInput {
  */
 export function truncate(text: string, cap: number, keep: 'start' | 'end' = 'start'): string {
   if (text.length <= cap) return text;
-  const hidden = text.length - cap;
+  // A cut through an emoji drops all of it (sliceText), so the count comes from what is shown.
+  const shown = keep === 'start' ? sliceText(text, 0, cap) : sliceText(text, text.length - cap);
+  const hidden = text.length - shown.length;
   return keep === 'start'
-    ? `${text.slice(0, cap)}\n\n[truncated: ${hidden} more characters not shown]`
-    : `[truncated: ${hidden} earlier characters not shown]\n\n${text.slice(hidden)}`;
+    ? `${shown}\n\n[truncated: ${hidden} more characters not shown]`
+    : `[truncated: ${hidden} earlier characters not shown]\n\n${shown}`;
 }
 
 /** The whole prompt, note included, stays within `cap` characters (a last resort: sectionCap fits the sections). */
 function capWhole(text: string, cap: number): string {
   if (text.length <= cap) return text;
   const note = (hidden: number) => `\n\n[truncated: the rest of this prompt (${hidden} characters) is not shown]`;
-  const kept = cap - note(text.length).length;
-  return `${text.slice(0, kept)}${note(text.length - kept)}`;
+  const kept = sliceText(text, 0, cap - note(text.length).length);
+  return `${kept}${note(text.length - kept.length)}`;
 }
 
 function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sliceText } from '../text';
 import { documentTools } from './document.tools';
 import { folderTools } from './folder.tools';
 import { goalTools } from './goal.tools';
@@ -59,7 +60,7 @@ export const TOOL_SUMMARY_CAP = 12_000;
 /** `text` in at most `cap` characters: cut at a word, with `...` (one-byte, as the whole prompt is), when it is longer. */
 export function shortened(text: string, cap: number): string {
   if (text.length <= cap) return text;
-  const cut = text.slice(0, cap - 3);
+  const cut = sliceText(text, 0, cap - 3);
   const word = cut.lastIndexOf(' ');
   return `${(word > cap / 2 ? cut.slice(0, word) : cut).trimEnd()}...`;
 }
