@@ -182,6 +182,45 @@ describe('digestSession', () => {
     expect(text).not.toContain('offline planner');
   });
 
+  it("names things instead of copying the session's refs into MEMORY, where the next session's document_1 is another one", async () => {
+    const { userId, sessionId } = await newSession();
+    const documents = await pool.query<{ id: string }>(
+      `INSERT INTO documents (id, user_id, title, title_key)
+       VALUES (gen_random_uuid(), $1, 'Alpha plan', 'alpha plan'), (gen_random_uuid(), $1, 'Gone', 'gone') RETURNING id`,
+      [userId],
+    );
+    const [alpha, gone] = documents.rows.map((row) => row.id);
+    await pool.query(
+      `INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'document', 1, $2), ($1, 'document', 2, $3)`,
+      [sessionId, alpha, gone],
+    );
+    await pool.query('DELETE FROM documents WHERE id = $1', [gone]);
+    await say(sessionId, 'user', 'open document_1 and drop document_2; my habit goal_2026 stays');
+    await pool.query(`INSERT INTO messages (session_id, role, content, tool_calls) VALUES ($1, 'assistant', '', $2)`, [
+      sessionId,
+      JSON.stringify([{ id: 'c1', name: 'delete_document', arguments: '{"document_id":"document_2"}' }]),
+    ]);
+    await say(sessionId, 'assistant', 'Opened "Alpha plan" [ID: document_1].');
+    // A model summarising faithfully repeats what the transcript names things by.
+    const model = new ScriptedModel((request) => `Echo: ${String(request.messages[1]?.content)} (see document_1)`);
+    await digestSession(deps(model), sessionId, { force: true });
+    const transcript = String(model.requests[0]?.messages[1]?.content);
+    expect(transcript).toBe(
+      'Transcript of session agent:main:main:\n\n' +
+        'User: open Alpha plan and drop a deleted document; my habit goal_2026 stays\n' +
+        'Assistant called: delete_document {"document_id":"a deleted document"}\n' +
+        'Assistant: Opened "Alpha plan".',
+    );
+    const text = await memory(userId);
+    expect(text).not.toMatch(/document_\d/);
+    expect(text).toContain('(see Alpha plan)');
+
+    const offline = await newSession();
+    await say(offline.sessionId, 'assistant', 'Folder "Work" created [ID: folder_1].');
+    await digestSession(deps(new OfflinePlanner()), offline.sessionId, { force: true });
+    expect(await memory(offline.userId)).toContain('Assistant: Folder "Work" created.');
+  });
+
   it('answers gone for a session that no longer exists', async () => {
     const model = new ScriptedModel(() => 'x');
     expect(await digestSession(deps(model), '00000000-0000-4000-8000-000000000000', { force: true })).toEqual({ kind: 'gone' });

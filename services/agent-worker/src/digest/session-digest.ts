@@ -1,6 +1,7 @@
 import { ACTIVE_STATUSES, appendMemory, stripUuids, summarizeMessages, withTransaction, type Db } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
 import type { ChatModel } from '../llm/chat-model';
+import { nameRefs, sessionRefNames, type RefNames } from './digest-refs';
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
 export interface DigestDeps {
@@ -66,7 +67,9 @@ export async function digestSession(deps: DigestDeps, sessionId: string, options
     if (!transcript) return rounds > 0 ? { kind: 'digested', rounds } : { kind: 'nothing-new' };
     const covered = pending.rows.filter((message) => message.id <= transcript.lastId);
     // Messages without text (an empty answer) only move the mark.
-    const summary = transcript.text.trim() === '' ? null : await summarise(deps, session, transcript.text, covered);
+    // MEMORY outlives the session and its refs: the digest names things instead (digest-refs.ts).
+    const refs = await sessionRefNames(deps.db, sessionId);
+    const summary = transcript.text.trim() === '' ? null : await summarise(deps, session, transcript.text, covered, refs);
     await commit(deps, sessionId, session, transcript.lastId, summary);
     rounds += 1;
   }
@@ -87,10 +90,16 @@ async function loadSession(db: Db, sessionId: string): Promise<SessionState | un
   return found.rows[0];
 }
 
-async function summarise(deps: DigestDeps, session: SessionState, transcript: string, messages: DigestMessage[]): Promise<string> {
+async function summarise(
+  deps: DigestDeps,
+  session: SessionState,
+  transcript: string,
+  messages: DigestMessage[],
+  refs: RefNames,
+): Promise<string> {
   // The offline planner would answer a transcript with its help text; an extract serves better.
   if (deps.model.name === 'offline') {
-    const spoken = messages.filter((m) => m.role !== 'tool').map((m) => ({ ...m, tool_call_id: null }));
+    const spoken = messages.filter((m) => m.role !== 'tool').map((m) => ({ ...m, content: nameRefs(m.content, refs), tool_call_id: null }));
     return summarizeMessages(spoken, OFFLINE_DIGEST_CHARS);
   }
   const response = await deps.model.complete({
@@ -98,12 +107,13 @@ async function summarise(deps: DigestDeps, session: SessionState, transcript: st
     messages: [
       { role: 'system', content: DIGEST_INSTRUCTIONS },
       // A client's own id in the key (a web app's conversation UUID) is no more the model's business than ours.
-      { role: 'user', content: `Transcript of session ${stripUuids(session.session_key)}:\n\n${transcript}` },
+      { role: 'user', content: `Transcript of session ${stripUuids(session.session_key)}:\n\n${nameRefs(transcript, refs)}` },
     ],
     tools: [],
     onToken: () => undefined,
   });
-  const summary = stripUuids(response.content.trim());
+  // A ref the model wrote anyway (from a user's message, say) is named too.
+  const summary = nameRefs(stripUuids(response.content.trim()), refs);
   if (summary === '') throw new Error('the model returned an empty digest');
   return summary;
 }
