@@ -53,12 +53,27 @@ export function pitfallsJson(userId: string, tools: string, limit: string): stri
        ORDER BY last_seen_at DESC, created_at DESC LIMIT ${limit}) g)`;
 }
 
-/** One line of the system prompt's `## Known pitfalls`. */
+/**
+ * One line of the turn context's `## Known pitfalls`. An error captured as a gotcha was written
+ * for one session: its refs (`document_1`) are that session's, and its list of candidates names
+ * the user's documents, habits and goals. A pitfall is shown in every session, groups included,
+ * where refs mean other entities and the user's documents are never shown (docs/memory.md): so
+ * a captured error is shown without its candidates, `[ID: …]` markers or refs.
+ */
 export function pitfallLine(gotcha: Pitfall, maxChars = 400): string {
-  const what = gotcha.description.replace(/\s+/g, ' ').trim();
+  const flat = gotcha.description.replace(/\s+/g, ' ').trim();
+  const what = gotcha.source === 'auto_detected' ? withoutRefs(flat) : flat;
   const text =
     gotcha.source === 'auto_detected'
       ? `${gotcha.tool_name} failed ${gotcha.occurrences} times this way: ${what} Check the arguments before calling it again.`
       : `${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${what}`;
   return text.length > maxChars ? `${sliceText(text, 0, maxChars - 3)}...` : text;
+}
+
+function withoutRefs(error: string): string {
+  return error
+    .replace(/ ?Candidates: .*\[ID: [a-z0-9_]+\]\.?/g, '')
+    .replace(/ ?\[ID: [a-z0-9_]+\]/g, '')
+    .replace(/\b[a-z]+_\d+\b/g, '<ref>')
+    .trim();
 }
