@@ -33,7 +33,10 @@ export function buildTurnContext(input: TurnContextInput): string {
   ];
   if (input.pitfalls.length > 0) sections.push(['Known pitfalls', input.pitfalls.map((p) => `- ${p}`).join('\n')]);
   if (input.relevantDocuments && input.relevantDocuments.length > 0) {
-    sections.push(['Relevant documents', input.relevantDocuments.map((d) => `- "${d.title}" [ID: ${d.ref}]: ${d.snippet}`).join('\n')]);
+    // One line per document, as the snippet is: a title may hold line breaks, and a line of its own
+    // starting "## " would read as a heading of this context, not as the user's text.
+    const line = (d: RelevantDocument) => `- "${d.title.replace(/\s+/g, ' ').trim()}" [ID: ${d.ref}]: ${d.snippet}`;
+    sections.push(['Relevant documents', input.relevantDocuments.map(line).join('\n')]);
   }
   return stripUuids(sections.map(([heading, body]) => `## ${heading}\n${truncate(body, SECTION_CAP)}`).join('\n\n'));
 }
