@@ -16,6 +16,7 @@ export * from './mcp/mcp-config';
 export * from './mcp/mcp-catalog';
 export * from './ids/entities';
 export * from './ids/ref-registry';
+export * from './ids/ref-names';
 export * from './migrate';
 export * from './turns/outbox';
 export * from './turns/chat-typing';

@@ -1,7 +1,17 @@
-import { ACTIVE_STATUSES, appendMemory, stripUuids, summarizeMessages, withTransaction, type Db } from '@assistant/shared';
+import {
+  ACTIVE_STATUSES,
+  appendMemory,
+  nameRefs,
+  sessionRefNames,
+  stripUuids,
+  summarizeMessages,
+  withTransaction,
+  type Db,
+  type RefNames,
+} from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
 import type { ChatModel } from '../llm/chat-model';
-import { nameRefs, sessionRefNames, type RefNames } from './digest-refs';
+
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
 export interface DigestDeps {
@@ -67,7 +77,7 @@ export async function digestSession(deps: DigestDeps, sessionId: string, options
     if (!transcript) return rounds > 0 ? { kind: 'digested', rounds } : { kind: 'nothing-new' };
     const covered = pending.rows.filter((message) => message.id <= transcript.lastId);
     // Messages without text (an empty answer) only move the mark.
-    // MEMORY outlives the session and its refs: the digest names things instead (digest-refs.ts).
+    // MEMORY outlives the session and its refs: the digest names things instead (ids/ref-names.ts in packages/shared).
     const refs = await sessionRefNames(deps.db, sessionId);
     const summary = transcript.text.trim() === '' ? null : await summarise(deps, session, transcript.text, covered, refs);
     await commit(deps, sessionId, session, transcript.lastId, summary);

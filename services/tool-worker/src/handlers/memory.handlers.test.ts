@@ -40,6 +40,28 @@ describe('remember', () => {
     ]);
   });
 
+  it("writes names, not the session's refs, which mean other entities in the next session", async () => {
+    const user = await insertTestUser(harness.pool);
+    const habit = await harness.pool.query<{ id: string }>(
+      `INSERT INTO habits (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Meditação', 'meditacao') RETURNING id`,
+      [user.userId],
+    );
+    await harness.pool.query(`INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'habit', 1, $2)`, [
+      user.sessionId,
+      habit.rows[0]?.id,
+    ]);
+    const result = await run('remember', { content: 'Her favourite habit is habit_1 [ID: habit_1]' }, user);
+    expect(result.message).toBe('Remembered: "Her favourite habit is Meditação".');
+    await run('update_profile', { section: 'user', content: 'Ana does habit_1 daily.' }, user);
+    expect(await profile(user)).toEqual([
+      {
+        soul_content: DEFAULT_PROFILE.soul,
+        user_content: 'Ana does Meditação daily.',
+        memory_content: '- Her favourite habit is Meditação',
+      },
+    ]);
+  });
+
   it('keeps what MEMORY already holds, and only touches the calling user', async () => {
     const user = await insertTestUser(harness.pool);
     const other = await insertTestUser(harness.pool);

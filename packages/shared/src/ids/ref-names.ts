@@ -1,12 +1,13 @@
-import { ENTITY_TABLES, isEntity, type Entity, type Queryable } from '@assistant/shared';
+import type { Queryable } from '../db';
+import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
 /**
  * Refs (`document_3`) are the session's own (docs/tools.md): the next session numbers its
  * entities afresh, so a ref copied into MEMORY, which every later main session shows, would name
  * another entity there, or none, and the model told to use refs "exactly as shown" would change
- * the wrong row. A digest therefore names things: the transcript the model reads and the summary
- * it writes get each of the session's refs replaced by its entity's name or title, and the
- * `[ID: …]` markers dropped.
+ * the wrong row. What goes into the profile from a session therefore names things: a digest's
+ * transcript and summary, and what `remember` and `update_profile` write, get each of the
+ * session's refs replaced by its entity's name or title, and the `[ID: …]` markers dropped.
  */
 export interface RefNames {
   /** Every ref of a built-in entity the session gave out, with its entity's name or title (null once deleted). */
