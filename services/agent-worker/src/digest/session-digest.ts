@@ -11,7 +11,6 @@ import {
 } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
 import type { ChatModel } from '../llm/chat-model';
-
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
 export interface DigestDeps {
