@@ -16,6 +16,8 @@ describe('stripUuids', () => {
   });
 });
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 describe('splitText', () => {
   it('keeps short text whole', () => {
     expect(splitText('hello', 10)).toEqual(['hello']);
@@ -26,6 +28,13 @@ describe('splitText', () => {
     const parts = splitText(text, 100);
     expect(parts.every((part) => part.length <= 100)).toBe(true);
     expect(parts.join(' ')).toBe(text);
+  });
+
+  it('never cuts an emoji in half when a run without breaks must be cut', () => {
+    const text = '😀'.repeat(120);
+    const parts = splitText(text, 101);
+    expect(parts.every((part) => part.length <= 101 && !LONE_SURROGATE.test(part))).toBe(true);
+    expect(parts.join('')).toBe(text);
   });
 });
 

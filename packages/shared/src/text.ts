@@ -18,21 +18,34 @@ export function stripUuids(text: string, replacement = HIDDEN_ID): string {
 }
 
 /**
- * `text.slice(start, end)` that never leaves half of a surrogate pair (an emoji, a character outside
- * the Basic Multilingual Plane): a cut inside one drops the whole character. A lone half is not
- * Unicode; a model request holding one is refused by servers that decode its JSON strictly (and
- * JSONB refuses it too), so every cut of user text that reaches the model goes through here.
+/** Whether a cut at `index` falls between the two halves of a surrogate pair (an emoji, a character outside the BMP). */
+function splitsPair(text: string, index: number): boolean {
+  if (index <= 0 || index >= text.length) return false;
+  const before = text.charCodeAt(index - 1);
+  const after = text.charCodeAt(index);
+  return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+}
+
+/**
+ * `text.slice(start, end)` that never leaves half of a surrogate pair: a cut inside one drops the
+ * whole character. A lone half is not Unicode; a model request holding one is refused by servers
+ * that decode its JSON strictly (and JSONB refuses it too), so every cut of user text that
+ * reaches the model goes through here.
  */
 export function sliceText(text: string, start: number, end: number = text.length): string {
-  let from = Math.max(0, start);
-  let to = Math.min(text.length, end);
-  if (from > 0 && from < text.length && isLowSurrogate(text.charCodeAt(from)) && isHighSurrogate(text.charCodeAt(from - 1))) from += 1;
-  if (to > 0 && to < text.length && isHighSurrogate(text.charCodeAt(to - 1)) && isLowSurrogate(text.charCodeAt(to))) to -= 1;
+  const from = Math.max(0, start) + (splitsPair(text, start) ? 1 : 0);
+  const to = Math.min(text.length, end) - (splitsPair(text, end) ? 1 : 0);
   return from < to ? text.slice(from, to) : '';
 }
 
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
-const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+/**
+ * `index`, moved back one place when it falls between the two halves of a surrogate pair: a cut
+ * there would leave each part with half a character, which chats show as "�" or refuse.
+ * Lengths here are UTF-16 units, as the providers' limits are counted.
+ */
+export function safeCutIndex(text: string, index: number): number {
+  return splitsPair(text, index) && index > 1 ? index - 1 : index;
+}
 
 /** Splits text into parts of at most `limit` characters, preferring paragraph, line and word breaks. */
 export function splitText(text: string, limit: number): string[] {
@@ -41,7 +54,7 @@ export function splitText(text: string, limit: number): string[] {
   while (rest.length > limit) {
     const window = rest.slice(0, limit);
     const cut = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf(' ')].find((i) => i >= limit / 2);
-    const end = cut === undefined ? limit : cut;
+    const end = cut === undefined ? safeCutIndex(rest, limit) : cut;
     parts.push(rest.slice(0, end).trimEnd());
     rest = rest.slice(end).trimStart();
   }

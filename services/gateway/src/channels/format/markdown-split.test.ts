@@ -1,9 +1,18 @@
 import { formatParts } from './markdown-split';
-import { plainMarkup, telegramHtml } from './markup';
+import { plainMarkup, telegramHtml, whatsappMarkup } from './markup';
 
 const paragraph = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word}${i}`).join(' ');
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 describe('formatParts', () => {
+  it('never cuts an emoji in half in a run too long for one message (WhatsApp, Telegram plain)', () => {
+    const run = '😀'.repeat(300);
+    const parts = formatParts(`a few words ${run}`, [whatsappMarkup, plainMarkup], 101);
+    for (const part of parts) for (const text of part) expect(LONE_SURROGATE.test(text) || text.length > 101).toBe(false);
+    expect(parts.map(([text]) => text).join('')).toBe(`a few words${run}`);
+  });
+
   it('keeps a short answer in one part', () => {
     expect(formatParts('Hello **you**', [telegramHtml, plainMarkup], 100)).toEqual([['Hello <b>you</b>', 'Hello you']]);
   });

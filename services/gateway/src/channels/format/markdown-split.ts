@@ -1,4 +1,5 @@
 import { Lexer, type Token, type Tokens } from 'marked';
+import { safeCutIndex } from '@assistant/shared';
 import { markdownBlocks, renderBlock, renderMarkdown } from './markdown-render';
 import type { Markup } from './markup';
 
@@ -110,6 +111,7 @@ function hardChunks(text: string, measure: (text: string) => number, limit: numb
   while (rest.length > 0) {
     let size = Math.min(rest.length, limit);
     while (size > 1 && measure(rest.slice(0, size)) > limit) size = Math.floor(size / 2);
+    size = safeCutIndex(rest, size);
     chunks.push(rest.slice(0, size));
     rest = rest.slice(size);
   }
