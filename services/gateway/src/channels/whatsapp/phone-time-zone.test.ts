@@ -9,6 +9,8 @@ describe('timeZoneForPhone', () => {
     ['61412345678', 'Australia/Sydney'],
     ['819012345678', 'Asia/Tokyo'], // Japan: one zone
     ['4915112345678', 'Europe/Berlin'],
+    ['38344123456', 'Europe/Belgrade'], // Kosovo: its own calling code, no row of its own in the tz country table
+    ['2476001', 'Africa/Abidjan'], // Ascension: Saint Helena's zone (UTC all year)
   ])('%s is in %s', (number, zone) => {
     expect(timeZoneForPhone(number)).toBe(zone);
   });

@@ -9,6 +9,13 @@ const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
 };
 
 /**
+ * Regions libphonenumber names that the tz database's country table lacks (not ISO 3166-1
+ * countries), with the country whose zones they keep: Kosovo (+383) Serbia's, Ascension (+247)
+ * and Tristan da Cunha (+290 8) Saint Helena's.
+ */
+const ZONE_COUNTRY: Readonly<Record<string, string>> = { XK: 'RS', AC: 'SH', TA: 'SH' };
+
+/**
  * The time zone of a new WhatsApp user (docs/channels.md#time-zones), from their number's country: libphonenumber
  * finds the country, countries-and-timezones (the tz database's country table) its zones. A country
  * with several zones gets the most populous one: the zone whose cities, in city-timezones'
@@ -16,7 +23,8 @@ const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
  * Brazil, Sydney for Australia). Undefined when the number names no country we know.
  */
 export function timeZoneForPhone(waId: string): string | undefined {
-  const country = parsePhoneNumberFromString(`+${waId.replace(/^\+/, '')}`)?.country;
+  const region = parsePhoneNumberFromString(`+${waId.replace(/^\+/, '')}`)?.country;
+  const country = region ? (ZONE_COUNTRY[region] ?? region) : undefined;
   const zones = country ? getCountry(country)?.timezones : undefined;
   if (!country || !zones || zones.length === 0) return undefined;
   if (zones.length === 1) return zones[0];
