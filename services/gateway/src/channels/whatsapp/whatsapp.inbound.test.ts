@@ -1,5 +1,5 @@
 import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
-import { whatsappInbound } from './whatsapp.inbound';
+import { messagesWithoutNumber, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook } from './whatsapp.schemas';
 
 const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
@@ -57,5 +57,24 @@ describe('whatsapp schemas and inbound mapping', () => {
       audio: { id: 'a-1', mime_type: 'audio/ogg' },
     });
     expect(read(audio)[0]?.content).toEqual({ kind: 'voice', media: { channel: 'whatsapp', media_id: 'a-1' } });
+  });
+
+  it('reads a batch in which a username user has no phone number: their message is left out, the others read', () => {
+    const batch = fixture(whatsappText);
+    const value = batch.entry[0]?.changes[0]?.value;
+    if (!value) throw new Error('the text fixture has no value');
+    (value.contacts as unknown[]).push({ profile: { username: 'uma.x' }, user_id: 'BR.1502576394655843' });
+    (value.messages as unknown[]).push({
+      from_user_id: 'BR.1502576394655843',
+      id: 'wamid.username-user',
+      timestamp: '1763800301',
+      type: 'text',
+      text: { body: 'oi' },
+    });
+    const parsed = whatsappWebhook.safeParse(batch);
+    expect(parsed.success).toBe(true);
+    if (!parsed.success) return;
+    expect(whatsappInbound(parsed.data)).toEqual(read(whatsappText));
+    expect(messagesWithoutNumber(parsed.data)).toEqual(['wamid.username-user']);
   });
 });

@@ -16,20 +16,33 @@ export function whatsappInbound(payload: WhatsAppWebhook, options: ContentOption
       if (change.field !== 'messages') continue;
       const { contacts = [], messages: received = [] } = change.value;
       for (const message of received) {
+        // No phone number (a user with a username): nothing here can answer them yet (docs/channels.md#webhooks).
+        const from = message.from;
+        if (from === undefined || from === '') continue;
         const content = readContent(message, options);
         if (!content) continue;
-        const name = contacts.find((contact) => contact.wa_id === message.from)?.profile?.name ?? message.from;
+        const name = contacts.find((contact) => contact.wa_id === from)?.profile?.name || from;
         messages.push({
           channel: 'whatsapp',
           externalId: message.id,
-          sender: { id: message.from, name },
-          replyTo: { channel: 'whatsapp', wa_id: message.from },
+          sender: { id: from, name },
+          replyTo: { channel: 'whatsapp', wa_id: from },
           content,
         });
       }
     }
   }
   return messages;
+}
+
+/** Ids of the messages whatsappInbound leaves out for want of a phone number to answer (users with a username). */
+export function messagesWithoutNumber(payload: WhatsAppWebhook): string[] {
+  return payload.entry
+    .flatMap((entry) => entry.changes)
+    .filter((change) => change.field === 'messages')
+    .flatMap((change) => change.value.messages ?? [])
+    .filter((message) => message.from === undefined || message.from === '')
+    .map((message) => message.id);
 }
 
 function readContent(message: WhatsAppMessage, options: ContentOptions): InboundContent | undefined {

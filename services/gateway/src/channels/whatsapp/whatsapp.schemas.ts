@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** The parts of WhatsApp Cloud API webhooks we use; loose, since Meta adds fields over time. */
 export const whatsappMessage = z.looseObject({
-  from: z.string(),
+  /**
+   * The sender's phone number. Optional since WhatsApp usernames: a user who hides their number
+   * is known only by `from_user_id` (a business-scoped user id), and a batch must not be refused
+   * for that one message (docs/channels.md#webhooks).
+   */
+  from: z.string().optional(),
+  from_user_id: z.string().optional(),
   id: z.string(),
   timestamp: z.string(),
   type: z.string(),
@@ -23,7 +29,16 @@ export type WhatsAppMessage = z.infer<typeof whatsappMessage>;
 const changeValue = z.looseObject({
   messaging_product: z.string().optional(),
   metadata: z.looseObject({ phone_number_id: z.string(), display_phone_number: z.string().optional() }).optional(),
-  contacts: z.array(z.looseObject({ wa_id: z.string(), profile: z.looseObject({ name: z.string() }).optional() })).optional(),
+  // wa_id is withheld for users with a username (user_id is then their only id), and a profile may carry only the username.
+  contacts: z
+    .array(
+      z.looseObject({
+        wa_id: z.string().optional(),
+        user_id: z.string().optional(),
+        profile: z.looseObject({ name: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
   messages: z.array(whatsappMessage).optional(),
   statuses: z.array(z.looseObject({ id: z.string(), status: z.string() })).optional(),
 });

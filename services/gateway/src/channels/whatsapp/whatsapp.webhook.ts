@@ -10,7 +10,7 @@ import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT, type InboundMessage } from '../channel-types';
-import { whatsappInbound } from './whatsapp.inbound';
+import { messagesWithoutNumber, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
 
 export const whatsappApi = defineRoutes({
@@ -93,6 +93,10 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
           throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
+        const unanswerable = messagesWithoutNumber(payload);
+        if (unanswerable.length > 0) {
+          runtime.logger.warn({ messageIds: unanswerable }, 'whatsapp messages without a phone number (a username user) are not answered');
+        }
         // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
         for (const message of whatsappInbound(payload, { vision: runtime.config.VISION })) {
           const result = await acceptInbound(runtime, message);
