@@ -77,4 +77,19 @@ describe('whatsapp schemas and inbound mapping', () => {
     expect(whatsappInbound(parsed.data)).toEqual(read(whatsappText));
     expect(messagesWithoutNumber(parsed.data)).toEqual(['wamid.username-user']);
   });
+
+  it('stays silent on a reaction, a system notice, and an edit or deletion of an earlier message', () => {
+    for (const [type, detail] of [
+      ['reaction', { reaction: { message_id: 'wamid.earlier', emoji: '👍' } }],
+      ['system', { system: { body: 'changed number', type: 'user_changed_number' } }],
+      ['revoke', { revoke: { original_message_id: 'wamid.earlier' } }],
+      ['edit', { edit: { original_message_id: 'wamid.earlier', message: { type: 'text', text: { body: 'fixed' } } } }],
+    ] as const) {
+      const body = fixture(whatsappText);
+      const message = body.entry[0]?.changes[0]?.value.messages[0] as Record<string, unknown>;
+      delete message.text;
+      Object.assign(message, { type, ...detail });
+      expect(read(body)).toEqual([]);
+    }
+  });
 });

@@ -1,8 +1,11 @@
 import type { ContentOptions, InboundContent, InboundMessage } from '../channel-types';
 import type { WhatsAppMessage, WhatsAppWebhook } from './whatsapp.schemas';
 
-/** Message types that carry nothing to answer (a reaction, a system notice): ignored, not refused. */
-const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome']);
+/**
+ * Message types that carry nothing to answer (a reaction, a system notice), and a user's edit or
+ * deletion of an earlier message (`edit`, `revoke`; as Telegram's edits are): ignored, not refused.
+ */
+const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome', 'edit', 'revoke']);
 
 /**
  * The messages of a webhook, in order; status callbacks carry none and yield nothing. Messages
