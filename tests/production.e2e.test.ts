@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
+import { Queue } from 'bullmq';
 import type pg from 'pg';
 import { Api, type StreamEvent } from '../scripts/lib/api';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
@@ -297,6 +298,26 @@ describe('scaled out, one gateway without a channel', () => {
     for (const chat of chats) await webhooks.postTelegram(webhooks.tgText(chat, 'hi'));
     await system.waitFor(() => chats.every((chat) => telegram.received(chat).length >= 2), 'a second answer in every chat');
     expect(chats.map((chat) => telegram.received(chat).map((call) => call.body.text))).toEqual(chats.map(() => ['Hello!', 'Hello!']));
+  });
+
+  it("sends each user's notice, once, though the gateway without their channel took it", async () => {
+    const chats = Array.from({ length: 8 }, () => webhooks.nextId());
+    for (const chat of chats) expect((await webhooks.postTelegram(webhooks.tgText(chat, 'hi'))).status).toBe(200);
+    await system.waitFor(() => chats.every((chat) => telegram.received(chat).length > 0), 'an answer in every chat');
+    const users = await db.query<{ user_id: string }>(
+      `SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = ANY($1)`,
+      [chats.map(String)],
+    );
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const deliveries = new Queue('deliveries', { connection, prefix: system.prefix });
+    try {
+      for (const { user_id } of users.rows)
+        await deliveries.add('notify', { userId: user_id, text: 'Drink water' }, { jobId: `notify.${user_id}` });
+      await system.waitFor(() => chats.every((chat) => telegram.received(chat).length >= 2), 'a notice in every chat');
+    } finally {
+      await deliveries.close();
+    }
+    expect(chats.map((chat) => telegram.received(chat).map((call) => call.body.text))).toEqual(chats.map(() => ['Hello!', 'Drink water']));
   });
 });
 

@@ -50,12 +50,16 @@ export async function channelSessionKey(db: Queryable, userId: string, message: 
   return found.rows[0]?.dm_scope === 'per-channel' ? directSessionKey(message.channel, message.sender.id) : MAIN_SESSION_KEY;
 }
 
-/** The direct chat of the identity the user wrote from most recently, among the enabled channels. */
-export async function lastUsedAddress(db: Queryable, userId: string, channels: ChannelName[]): Promise<ChannelAddress | undefined> {
+/**
+ * The direct chat of the identity the user wrote from most recently, among `preferred` (the
+ * channels this gateway sends on), else among the others: a gateway without the user's channel
+ * hands the delivery back for one that has it, as with any delivery.
+ */
+export async function lastUsedAddress(db: Queryable, userId: string, preferred: ChannelName[]): Promise<ChannelAddress | undefined> {
   const found = await db.query<{ channel: ChannelName; external_id: string }>(
-    `SELECT channel, external_id FROM channel_identities WHERE user_id = $1 AND channel = ANY($2)
-     ORDER BY last_seen_at DESC LIMIT 1`,
-    [userId, channels],
+    `SELECT channel, external_id FROM channel_identities WHERE user_id = $1
+     ORDER BY channel = ANY($2) DESC, last_seen_at DESC LIMIT 1`,
+    [userId, preferred],
   );
   const row = found.rows[0];
   return row ? directAddress(row.channel, row.external_id) : undefined;
