@@ -5,6 +5,15 @@ import { coalesceWrites } from './socket-writes';
 export { Redis };
 
 /**
+ * Keys named after a user outside any queue, written by the gateway and removed by erasure: a
+ * rate-limit window of `name` (http/rate-limit.ts) and the slots of their open event streams.
+ */
+export const userKeys = {
+  rateLimit: (prefix: string, name: string, userId: string) => `${prefix}:ratelimit:${name}:${userId}`,
+  streamSlots: (prefix: string, userId: string) => `${prefix}:sse-streams:${userId}`,
+};
+
+/**
  * Connection for BullMQ workers and blocking reads: commands wait for a reconnect instead of
  * failing (BullMQ requires maxRetriesPerRequest: null).
  */

@@ -17,7 +17,6 @@ export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
 
-/**
 /** Whether a cut at `index` falls between the two halves of a surrogate pair (an emoji, a character outside the BMP). */
 function splitsPair(text: string, index: number): boolean {
   if (index <= 0 || index >= text.length) return false;
@@ -36,6 +35,11 @@ export function sliceText(text: string, start: number, end: number = text.length
   const from = Math.max(0, start) + (splitsPair(text, start) ? 1 : 0);
   const to = Math.min(text.length, end) - (splitsPair(text, end) ? 1 : 0);
   return from < to ? text.slice(from, to) : '';
+}
+
+/** `text` in at most `max` characters: cut (never through an emoji) and ended with `...` when longer. */
+export function clipText(text: string, max: number): string {
+  return text.length > max ? `${sliceText(text, 0, max - 3)}...` : text;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sliceText, stripUuids } from '../text';
+import { clipText, stripUuids } from '../text';
 
 export interface StoredMessage {
   role: 'user' | 'assistant' | 'tool';
@@ -145,5 +145,5 @@ function takeWithin(lines: string[], maxChars: number): { lines: string[]; size:
 
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${sliceText(flat, 0, max - 3)}...` : flat;
+  return clipText(flat, max);
 }

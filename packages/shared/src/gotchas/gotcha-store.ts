@@ -1,5 +1,5 @@
 import type { Queryable } from '../db';
-import { sliceText } from '../text';
+import { clipText } from '../text';
 
 /** A gotcha (docs/memory.md#gotchas): a known way a tool fails for this user, captured or written by hand. */
 export interface Gotcha {
@@ -67,7 +67,7 @@ export function pitfallLine(gotcha: Pitfall, maxChars = 400): string {
     gotcha.source === 'auto_detected'
       ? `${gotcha.tool_name} failed ${gotcha.occurrences} times this way: ${what} Check the arguments before calling it again.`
       : `${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${what}`;
-  return text.length > maxChars ? `${sliceText(text, 0, maxChars - 3)}...` : text;
+  return clipText(text, maxChars);
 }
 
 function withoutRefs(error: string): string {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db';
-import { nameKey, sliceText, stripUuids } from '../text';
+import { clipText, nameKey, stripUuids } from '../text';
 
 export interface DocumentSearchHit {
   id: string;
@@ -68,5 +68,5 @@ export async function searchDocuments(
 /** Content is the user's free text: one line, bounded, and free of UUIDs. */
 function excerpt(text: string, max: number): string {
   const flat = stripUuids(text.replace(/\s+/g, ' ').trim());
-  return flat.length > max ? `${sliceText(flat, 0, max - 3)}...` : flat;
+  return clipText(flat, max);
 }

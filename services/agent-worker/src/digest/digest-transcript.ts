@@ -1,4 +1,4 @@
-import { sliceText, stripUuids } from '@assistant/shared';
+import { clipText, stripUuids } from '@assistant/shared';
 
 export interface DigestMessage {
   id: number;
@@ -26,7 +26,7 @@ function line(message: DigestMessage): string {
         ? `Tool result: ${toolOutcome(message.content)}`
         : [message.content && `Assistant: ${message.content}`, calls && `Assistant called: ${calls}`].filter(Boolean).join('\n');
   const flat = stripUuids(text.trim());
-  return flat.length > TRANSCRIPT_LIMITS.lineChars ? `${sliceText(flat, 0, TRANSCRIPT_LIMITS.lineChars - 3)}...` : flat;
+  return clipText(flat, TRANSCRIPT_LIMITS.lineChars);
 }
 
 /** Tool results are JSON for the model; their message (or error) is what a digest needs. */

@@ -1,4 +1,4 @@
-import { cancelUserTurns, deleteUserTurns, eventKeys, markErasing, type Runtime } from '@assistant/shared';
+import { cancelUserTurns, deleteUserTurns, eventKeys, markErasing, userKeys, type Runtime } from '@assistant/shared';
 import { removeUserJobs } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
@@ -88,6 +88,9 @@ async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Pro
     await pipeline.exec();
     await deps.typing.stop(...batch);
   }
-  keys.push(...RATE_LIMITS.map((name) => `${prefix}:ratelimit:${name}:${footprint.userId}`), `${prefix}:sse-streams:${footprint.userId}`);
+  keys.push(
+    ...RATE_LIMITS.map((name) => userKeys.rateLimit(prefix, name, footprint.userId)),
+    userKeys.streamSlots(prefix, footprint.userId),
+  );
   for (let i = 0; i < keys.length; i += 500) await deps.redis.del(...keys.slice(i, i + 500));
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { withScripts, type Redis } from '@assistant/shared';
+import { userKeys, withScripts, type Redis } from '@assistant/shared';
 import { userOf } from './auth';
 import { HttpError } from './errors';
 
@@ -28,14 +28,14 @@ export async function hitRateLimit(
   windowMs: number,
 ): Promise<{ hits: number; msLeft: number }> {
   const counter = withScripts(redis, { hitRateLimit: { numberOfKeys: 1, lua: HIT } });
-  const [hits, msLeft] = (await counter.hitRateLimit(`${prefix}:ratelimit:${name}:${userId}`, windowMs)) as [number, number];
+  const [hits, msLeft] = (await counter.hitRateLimit(userKeys.rateLimit(prefix, name, userId), windowMs)) as [number, number];
   return { hits, msLeft: Math.max(0, msLeft) };
 }
 
 /** Gives back a hit counted for a request that turned out to change nothing (a message refused as `session_busy`). */
 export async function unhitRateLimit(redis: Redis, prefix: string, name: string, userId: string): Promise<void> {
   const counter = withScripts(redis, { unhitRateLimit: { numberOfKeys: 1, lua: UNHIT } });
-  await counter.unhitRateLimit(`${prefix}:ratelimit:${name}:${userId}`);
+  await counter.unhitRateLimit(userKeys.rateLimit(prefix, name, userId));
 }
 
 /**

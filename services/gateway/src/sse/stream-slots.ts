@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withScripts, type Redis, type ScriptCommand, type ScriptPipeline } from '@assistant/shared';
+import { userKeys, withScripts, type Redis, type ScriptCommand, type ScriptPipeline } from '@assistant/shared';
 
 /** docs/events.md#limits: open event streams one user may hold at once, across every gateway. */
 export const MAX_OPEN_STREAMS_PER_USER = 20;
@@ -57,7 +57,7 @@ export class StreamSlots {
   }
 
   async acquire(userId: string): Promise<SlotAnswer> {
-    const key = `${this.prefix}:sse-streams:${userId}`;
+    const key = userKeys.streamSlots(this.prefix, userId);
     const member = randomUUID();
     const wait = Number(await this.redis.acquireStreamSlot(key, member, MAX_OPEN_STREAMS_PER_USER, SLOT_LEASE_MS));
     // A slot frees whenever a stream closes, usually long before the first lease would lapse.

@@ -51,15 +51,20 @@ describe('trackToolError', () => {
     expect(await gotchas(other)).toEqual([]);
   });
 
-  it('starts counting again when the window of 24 hours has passed', async () => {
-    const user = await newUser();
+  /** Two occurrences of the same delete_folder error, the first `firstHours` and the last `lastHours` ago. */
+  async function twoErrorsBack(user: string, firstHours: number, lastHours: number): Promise<void> {
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     await pool.query(
-      `UPDATE tool_error_counts SET window_started_at = NOW() - interval '25 hours', last_seen_at = NOW() - interval '25 hours'
+      `UPDATE tool_error_counts SET window_started_at = NOW() - make_interval(hours => $2), last_seen_at = NOW() - make_interval(hours => $3)
        WHERE user_id = $1`,
-      [user],
+      [user, firstHours, lastHours],
     );
+  }
+
+  it('starts counting again when the window of 24 hours has passed', async () => {
+    const user = await newUser();
+    await twoErrorsBack(user, 25, 25);
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     expect(await gotchas(user)).toEqual([]);
     const counted = await pool.query('SELECT occurrences FROM tool_error_counts WHERE user_id = $1', [user]);
@@ -68,14 +73,8 @@ describe('trackToolError', () => {
 
   it('records a gotcha for three occurrences within 24 hours that straddle the end of a window', async () => {
     const user = await newUser();
-    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
-    await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     // The first 26 hours ago, the second 20 hours ago: only the second is within 24 hours of the next two.
-    await pool.query(
-      `UPDATE tool_error_counts SET window_started_at = NOW() - interval '26 hours', last_seen_at = NOW() - interval '20 hours'
-       WHERE user_id = $1`,
-      [user],
-    );
+    await twoErrorsBack(user, 26, 20);
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');
     expect(await gotchas(user)).toEqual([]);
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');

@@ -13,39 +13,34 @@ const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome', 'e
  * signed delivery is ours, and the answer goes out from WHATSAPP_PHONE_NUMBER_ID.
  */
 export function whatsappInbound(payload: WhatsAppWebhook, options: ContentOptions = { vision: false }): InboundMessage[] {
-  const messages: InboundMessage[] = [];
-  for (const entry of payload.entry) {
-    for (const change of entry.changes) {
-      if (change.field !== 'messages') continue;
-      const { contacts = [], messages: received = [] } = change.value;
-      for (const message of received) {
-        // No phone number (a user with a username): nothing here can answer them yet (docs/channels.md#webhooks).
-        const from = message.from;
-        if (from === undefined || from === '') continue;
-        const content = readContent(message, options);
-        if (!content) continue;
-        const name = contacts.find((contact) => contact.wa_id === from)?.profile?.name || from;
-        messages.push({
-          channel: 'whatsapp',
-          externalId: message.id,
-          sender: { id: from, name },
-          replyTo: { channel: 'whatsapp', wa_id: from },
-          content,
-        });
-      }
-    }
-  }
-  return messages;
+  return received(payload).flatMap(({ message, contacts }) => {
+    const from = message.from;
+    // No phone number (a user with a username): nothing here can answer them yet (docs/channels.md#webhooks).
+    if (from === undefined || from === '') return [];
+    const content = readContent(message, options);
+    if (!content) return [];
+    const name = contacts.find((contact) => contact.wa_id === from)?.profile?.name || from;
+    return [
+      { channel: 'whatsapp', externalId: message.id, sender: { id: from, name }, replyTo: { channel: 'whatsapp', wa_id: from }, content },
+    ];
+  });
 }
 
 /** Ids of the messages whatsappInbound leaves out for want of a phone number to answer (users with a username). */
 export function messagesWithoutNumber(payload: WhatsAppWebhook): string[] {
+  return received(payload)
+    .filter(({ message }) => message.from === undefined || message.from === '')
+    .map(({ message }) => message.id);
+}
+
+type Contact = NonNullable<WhatsAppWebhook['entry'][number]['changes'][number]['value']['contacts']>[number];
+
+/** Every message of the webhook's `messages` changes, in order, with the contacts sent beside it. */
+function received(payload: WhatsAppWebhook): { message: WhatsAppMessage; contacts: Contact[] }[] {
   return payload.entry
     .flatMap((entry) => entry.changes)
     .filter((change) => change.field === 'messages')
-    .flatMap((change) => change.value.messages ?? [])
-    .filter((message) => message.from === undefined || message.from === '')
-    .map((message) => message.id);
+    .flatMap(({ value }) => (value.messages ?? []).map((message) => ({ message, contacts: value.contacts ?? [] })));
 }
 
 function readContent(message: WhatsAppMessage, options: ContentOptions): InboundContent | undefined {
