@@ -211,6 +211,22 @@ describe('Telegram', () => {
     expect(texts(telegram.received(chat))).toEqual(['echo: slow down', 'echo: after']);
   });
 
+  it("keeps a chat's answers in order: a later answer waits behind one that waits out a 429", async () => {
+    const chat = nextId();
+    telegram.failSend(chat, 429, {
+      ok: false,
+      error_code: 429,
+      description: 'Too Many Requests: retry after 2',
+      parameters: { retry_after: 2 },
+    });
+    expect((await postTelegram(tgText(chat, 'first'))).status).toBe(200);
+    await system.waitFor(() => telegram.sendAttempts(chat).length === 1, 'the refused first answer');
+    expect((await postTelegram(tgText(chat, 'second'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2, 'both answers');
+    expect(texts(telegram.received(chat))).toEqual(['echo: first', 'echo: second']);
+    expect(telegram.sendAttempts(chat)).toHaveLength(3);
+  });
+
   it('sends a 10,000-character answer as several parts under 4,096, in order', async () => {
     const chat = nextId();
     expect((await postTelegram(tgText(chat, 'long answer'))).status).toBe(200);

@@ -88,7 +88,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused-whatsapp-secret');
 /** Chat ids far from the ones ChannelWebhooks hands out, which other test files use in the same database. */
-const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001 };
+const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001, throttled: 7_400_001 };
 
 async function telegramText(chat: number, text: string): Promise<void> {
   expect((await webhooks.postTelegram(webhooks.tgText(chat, text, 8_000_000 + webhooks.nextId()))).status).toBe(200);
@@ -437,6 +437,28 @@ describe('erasure', () => {
     for (const turnId of [running.turn_id, queued.turn_id]) await expectNoEventsOf(turnId);
     expect(model.requests.some((r) => userText(r.body) === 'queued behind the erasure')).toBe(false);
     expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE user_id = $1', [user.userId])).rows[0].n).toBe(0);
+  });
+
+  it("takes an answer waiting out a 429 out of its chat's line, whose key names the chat", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Throttled' });
+    const chat = chatIds.throttled;
+    await linkTelegram(user, chat);
+    telegram.failSend(chat, 429, {
+      ok: false,
+      error_code: 429,
+      description: 'Too Many Requests: retry after 60',
+      parameters: { retry_after: 60 },
+    });
+    await telegramText(chat, 'answer me later');
+    const line = `${system.prefix}:delivery-line:telegram:${chat}`;
+    await system.waitFor(async () => (await redis.zcard(line)) === 1, 'the answer waiting in its line');
+
+    expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+    await system.waitFor(
+      async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+      'the erasure job',
+    );
+    expect(await redis.exists(line)).toBe(0);
   });
 
   it('lets the admin erase a user, and finishes an erasure whose job failed half-way', async () => {

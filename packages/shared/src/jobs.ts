@@ -12,6 +12,11 @@ export const channelAddressSchema = z.discriminatedUnion('channel', [
 ]);
 export type ChannelAddress = z.infer<typeof channelAddressSchema>;
 
+/** The chat's id at its provider: a Telegram chat id or a WhatsApp number. */
+export function recipientOf(address: ChannelAddress): string {
+  return address.channel === 'telegram' ? address.chat_id : address.wa_id;
+}
+
 /** Events of a channel turn that the chat must see: the answer, approvals, questions, failures. */
 export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
 

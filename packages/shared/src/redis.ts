@@ -1,16 +1,19 @@
 import { Redis, type ChainableCommander } from 'ioredis';
 import { withTimeout } from './db';
+import { recipientOf, type ChannelAddress } from './jobs';
 import { coalesceWrites } from './socket-writes';
 
 export { Redis };
 
 /**
  * Keys named after a user outside any queue, written by the gateway and removed by erasure: a
- * rate-limit window of `name` (http/rate-limit.ts) and the slots of their open event streams.
+ * rate-limit window of `name` (http/rate-limit.ts), the slots of their open event streams, and the
+ * line of deliveries waiting for a chat of theirs (channels/delivery-line.ts).
  */
 export const userKeys = {
   rateLimit: (prefix: string, name: string, userId: string) => `${prefix}:ratelimit:${name}:${userId}`,
   streamSlots: (prefix: string, userId: string) => `${prefix}:sse-streams:${userId}`,
+  deliveryLine: (prefix: string, to: ChannelAddress) => `${prefix}:delivery-line:${to.channel}:${recipientOf(to)}`,
 };
 
 /**

@@ -1,4 +1,5 @@
-import { cancelUserTurns, deleteUserTurns, eventKeys, markErasing, userKeys, type Runtime } from '@assistant/shared';
+import type { Job } from 'bullmq';
+import { cancelUserTurns, channelAddressSchema, deleteUserTurns, eventKeys, markErasing, userKeys, type Runtime } from '@assistant/shared';
 import { removeUserJobs } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
@@ -22,6 +23,7 @@ export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: strin
   await cancelUserTurns(db, userId);
   const footprint = await loadFootprint(db, userId);
   const removedJobs = await removeUserJobs(deps.queues, footprint, jobId);
+  await leaveDeliveryLines(deps, removedJobs);
   await deleteRedisKeys(deps, footprint);
 
   const sessions = [...footprint.sessionIds];
@@ -31,7 +33,7 @@ export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: strin
   await db.query('DELETE FROM users WHERE id = $1', [userId]);
   // A model call that was streaming when the turns were cancelled may have written a token event since.
   await deleteRedisKeys(deps, footprint);
-  deps.logger.info({ userId, turns: footprint.turnIds.size, removedJobs }, 'user erased');
+  deps.logger.info({ userId, turns: footprint.turnIds.size, removedJobs: removedJobs.length }, 'user erased');
   return true;
 }
 
@@ -64,6 +66,20 @@ async function deleteOwnedRows(deps: ErasureDeps, userId: string): Promise<void>
     }
     pending = refused;
   }
+}
+
+/**
+ * A removed delivery that waited (a 429, a retry) leaves its chat's line, whose key names the chat
+ * (the gateway's channels/delivery-line.ts); a line left empty is gone with it.
+ */
+async function leaveDeliveryLines(deps: ErasureDeps, jobs: Job[]): Promise<void> {
+  const pipeline = deps.redis.pipeline();
+  for (const job of jobs) {
+    const to = channelAddressSchema.safeParse((job.data as { to?: unknown } | null)?.to);
+    if (job.queueName === 'deliveries' && to.success)
+      pipeline.zrem(userKeys.deliveryLine(deps.config.QUEUE_PREFIX, to.data), job.id as string);
+  }
+  await pipeline.exec();
 }
 
 /** The gateway's rate limits counted per user (http/rate-limit.ts and the routes using it). */

@@ -15,8 +15,8 @@ const PAGE = 500;
  * being read. A job already running finds the user's rows gone and does nothing, since each
  * processor re-reads its rows first.
  */
-export async function removeUserJobs(queues: Queues, footprint: UserFootprint, except?: string): Promise<number> {
-  let removed = 0;
+export async function removeUserJobs(queues: Queues, footprint: UserFootprint, except?: string): Promise<Job[]> {
+  const removed: Job[] = [];
   for (const name of QUEUE_NAMES) {
     const queue = queues[name];
     const doomed: Job[] = [];
@@ -28,7 +28,7 @@ export async function removeUserJobs(queues: Queues, footprint: UserFootprint, e
     for (const job of doomed) {
       // A job that started meanwhile is locked and cannot be removed; it finds nothing to do.
       await job.remove().then(
-        () => (removed += 1),
+        () => removed.push(job),
         () => undefined,
       );
     }

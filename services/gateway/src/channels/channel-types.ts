@@ -61,10 +61,6 @@ export class ChannelApiError extends Error {
   }
 }
 
-export function recipientOf(address: ChannelAddress): string {
-  return address.channel === 'telegram' ? address.chat_id : address.wa_id;
-}
-
 /** A direct chat with an identity: a Telegram user's private chat has the user's id. */
 export function directAddress(channel: ChannelName, externalId: string): ChannelAddress {
   return channel === 'telegram' ? { channel, chat_id: externalId } : { channel, wa_id: externalId };

@@ -1,16 +1,28 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { jobProcessor, startWorker, type ChannelAddress, type JobProcessor, type Redis, type Runtime } from '@assistant/shared';
+import {
+  jobProcessor,
+  recipientOf,
+  startWorker,
+  type ChannelAddress,
+  type JobProcessor,
+  type Redis,
+  type Runtime,
+} from '@assistant/shared';
 import { enabledChannels, type ChannelClients } from './channel-clients';
-import { ChannelApiError, recipientOf, type ChannelSender, type OutboundPart } from './channel-types';
+import { ChannelApiError, type ChannelSender, type OutboundPart } from './channel-types';
 import { Transcriber } from '../llm/transcriber';
 import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
 import { createTranscriptionHandler } from './voice-transcription.job';
+import { DeliveryLines } from './delivery-line';
 
-/** A provider that keeps answering 429 is given up on after this many pickups of one job. */
+/** A gateway without the delivery's channel hands it back at most this many times, this soon. */
 const MAX_STARTS = 50;
-/** How soon a delivery a gateway without its channel handed back is taken again. */
 const HAND_BACK_MS = 200;
+/** How soon a delivery waiting behind an earlier one of its chat looks again. */
+const BEHIND_MS = 500;
+/** A provider that keeps answering 429 is given up on once a delivery has waited this long. */
+const THROTTLED_AT_MOST_MS = 6 * 3_600_000;
 
 /**
  * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
@@ -20,6 +32,7 @@ const HAND_BACK_MS = 200;
  */
 export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients): JobProcessor<'deliveries'> {
   const { db, logger } = runtime;
+  const lines = new DeliveryLines(runtime.redis, runtime.queues.deliveries, runtime.config.QUEUE_PREFIX);
 
   async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[]): Promise<void> {
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
@@ -38,28 +51,41 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   }
 
   async function deliver(job: Job, token: string | undefined, to: ChannelAddress, message: OutboundMessage): Promise<void> {
+    // Puts the job back to wait, and in its chat's line so that no later delivery overtakes it.
+    const wait = async (ms: number): Promise<never> => {
+      await lines.join(to, job);
+      await job.moveToDelayed(Date.now() + ms, token);
+      throw new DelayedError();
+    };
     const sender = clients[to.channel];
     if (!sender) {
       // Every gateway takes deliveries: one without this channel's settings (a copy set up apart,
       // a settings change rolling out) hands the job back for a gateway that has them.
-      if (job.attemptsStarted < MAX_STARTS) {
-        await job.moveToDelayed(Date.now() + HAND_BACK_MS, token);
-        throw new DelayedError();
-      }
+      if (job.attemptsStarted < MAX_STARTS) await wait(HAND_BACK_MS);
+      await lines.leave(to, job);
       throw new UnrecoverableError(`${to.channel} is not configured on the gateways that took this delivery`);
     }
-    try {
-      await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown));
-    } catch (error) {
-      if (!(error instanceof ChannelApiError)) throw error;
-      if (error.status === 429 && error.retryAfterMs !== undefined && job.attemptsStarted < MAX_STARTS) {
-        // Rescheduled rather than slept on: the worker slot is free meanwhile.
-        await job.moveToDelayed(Date.now() + error.retryAfterMs, token);
-        throw new DelayedError();
+    await lines.alone(to, async () => {
+      if (await lines.behind(to, job)) await wait(BEHIND_MS);
+      try {
+        await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown));
+      } catch (error) {
+        if (error instanceof ChannelApiError && error.status === 429 && error.retryAfterMs !== undefined) {
+          // Rescheduled rather than slept on: the worker slot is free meanwhile.
+          if (Date.now() - job.timestamp < THROTTLED_AT_MOST_MS) await wait(error.retryAfterMs);
+        }
+        // The provider refused this message (a user who blocked the bot): asking again changes nothing.
+        const refused = error instanceof ChannelApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+        if (!refused && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
+          // BullMQ retries it after its backoff; meanwhile it holds its place.
+          await lines.join(to, job);
+          throw error;
+        }
+        await lines.leave(to, job);
+        throw refused ? new UnrecoverableError(error.message) : error;
       }
-      if (error.status >= 400 && error.status < 500 && error.status !== 429) throw new UnrecoverableError(error.message);
-      throw error;
-    }
+      await lines.leave(to, job);
+    });
   }
 
   return jobProcessor('deliveries', {

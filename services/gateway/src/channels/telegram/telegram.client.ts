@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { ChannelAddress } from '@assistant/shared';
-import { ChannelApiError, recipientOf, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { recipientOf, type ChannelAddress } from '@assistant/shared';
+import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { plainMarkup, telegramHtml } from '../format/markup';
 import { sentMessage, telegramResponse, telegramUser } from './telegram.schemas';

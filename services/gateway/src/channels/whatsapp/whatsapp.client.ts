@@ -1,5 +1,5 @@
-import type { ChannelAddress } from '@assistant/shared';
-import { ChannelApiError, recipientOf, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { recipientOf, type ChannelAddress } from '@assistant/shared';
+import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { whatsappMarkup } from '../format/markup';
 import { graphError, whatsappSendResponse } from './whatsapp.schemas';
