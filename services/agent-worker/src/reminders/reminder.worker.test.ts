@@ -247,10 +247,10 @@ describe("repeats in the user's zone", () => {
   });
 });
 
-describe('the sweep of overdue reminders', () => {
-  // Older than any other test's reminders: the sweep takes the most overdue first.
-  const longAgo = (minutes: number) => new Date(Date.UTC(1990, 0, 1, 0, minutes));
+// Older than any other test's reminders: the sweep takes the most overdue first.
+const longAgo = (minutes: number) => new Date(Date.UTC(1990, 0, 1, 0, minutes));
 
+describe('the sweep of overdue reminders', () => {
   it('queues the fire job a lost Redis took with it, and the job fires the reminder once', async () => {
     const userId = await newUser();
     const at = longAgo(1);
@@ -300,5 +300,50 @@ describe('the sweep of overdue reminders', () => {
     expect(await queues.reminders.getJobState(reminderFireJobId(waiting, waitingAt))).toBe('delayed');
     expect(await queues.reminders.getJobState(reminderFireJobId(fired, firedAt))).toBe('unknown');
     expect((await queues.reminders.getJob(reminderFireJobId(failing, failedAt)))?.attemptsMade).toBe(0);
+  });
+});
+
+describe("a disabled user's reminders", () => {
+  const setDisabled = (userId: string, disabled: boolean) =>
+    db.query('UPDATE users SET disabled_at = CASE WHEN $2 THEN NOW() END WHERE id = $1', [userId, disabled]);
+  const notices = async (id: string) =>
+    (await queues.deliveries.getJobs(['waiting'])).filter((notice) => notice.id?.startsWith(`notify.${id}.`));
+
+  it('skips a one-off reminder that comes due, for good: recorded as fired, so no retry, sweep or re-enabling sends it late', async () => {
+    const userId = await newUser();
+    await setDisabled(userId, true);
+    const at = longAgo(5);
+    const id = await newReminder(userId, 'Renew passport', at);
+    await fire(id, at);
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toEqual([]);
+    expect(await notices(id)).toEqual([]);
+    expect((await reminder(id))?.last_fired_at?.getTime()).toBeGreaterThanOrEqual(at.getTime());
+
+    await sweepOverdueReminders(deps);
+    expect(await queues.reminders.getJobState(reminderFireJobId(id, at))).toBe('unknown');
+    // Enabled again while a job of that firing still runs (a retry after a crash): it sends nothing either.
+    await setDisabled(userId, false);
+    await fire(id, at);
+    expect(await mainSessionMessages(userId)).toEqual([]);
+    expect(await notices(id)).toEqual([]);
+  });
+
+  it('moves a repeating reminder on to its next time, which fires as usual once the user is enabled again', async () => {
+    const userId = await newUser();
+    await setDisabled(userId, true);
+    const at = new Date(Date.now() - 1_000);
+    const id = await newReminder(userId, 'Water the plants', at, 'daily');
+    await fire(id, at);
+    const next = new Date(at.getTime() + DAY);
+    expect(await mainSessionMessages(userId)).toEqual([]);
+    expect(await notices(id)).toEqual([]);
+    expect((await reminder(id))?.at).toEqual(next);
+    expect(await queues.reminders.getJobState(reminderFireJobId(id, next))).toBe('delayed');
+
+    await setDisabled(userId, false);
+    await fire(id, next);
+    expect(await mainSessionMessages(userId)).toEqual([{ role: 'assistant', content: 'Water the plants' }]);
+    expect(await notices(id)).toHaveLength(1);
   });
 });

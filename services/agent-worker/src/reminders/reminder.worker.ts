@@ -26,6 +26,10 @@ interface DueReminder extends ReminderTiming {
   text: string;
   fired: boolean;
   last_fired_at: Date | null;
+  /** The firing at `last_fired_at` was skipped: its user was disabled, nothing was sent. */
+  last_fire_skipped: boolean;
+  /** An admin disabled the user (docs/api.md#operators): a firing now is skipped. */
+  user_disabled: boolean;
 }
 
 /**
@@ -49,11 +53,17 @@ export function createReminderProcessor(deps: ReminderDeps): JobProcessor<'remin
  * time. Returns the jobs to enqueue after the commit: the next occurrence, or, when this job was
  * stale, the job for the reminder's current time (its deterministic id makes that a no-op when it
  * exists, and restores it when a crash between a commit and its enqueue lost it).
+ *
+ * A disabled user's reminder is skipped: nothing is stored or sent, but it is recorded as fired
+ * all the same (and a repeating one moves on), so a one-off reminder does not go out days late
+ * when the user is enabled again, and the sweeper, which re-fires only unfired reminders, leaves
+ * it alone.
  */
 export async function fireReminder(deps: ReminderDeps, reminderId: string, at: Date, now = new Date()): Promise<OutboxEntry[]> {
   return withTransaction(deps.db, async (client) => {
     const found = await client.query<DueReminder>(
-      `SELECT id, user_id, text, repeat, at, local_at::text AS local_at, last_fired_at, COALESCE(last_fired_at >= at, false) AS fired
+      `SELECT id, user_id, text, repeat, at, local_at::text AS local_at, last_fired_at, COALESCE(last_fired_at >= at, false) AS fired,
+              last_fire_skipped, EXISTS (SELECT 1 FROM users u WHERE u.id = reminders.user_id AND u.disabled_at IS NOT NULL) AS user_disabled
        FROM reminders WHERE id = $1 FOR UPDATE`,
       [reminderId],
     );
@@ -61,8 +71,9 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     if (!reminder) return [];
     // This time already fired, but the process may have died before queueing its delivery: queue it
     // again (its job id, and the delivery record of that id, make this a no-op when it went out).
+    // A skipped firing had no delivery, whether or not the user has been enabled since.
     const firedAt =
-      reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime()
+      reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime() && !reminder.last_fire_skipped
         ? [notifyJob(reminder, reminder.last_fired_at)]
         : [];
     if (reminder.at.getTime() !== at.getTime()) {
@@ -70,15 +81,18 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     }
     if (reminder.fired) return firedAt;
 
-    await postToMainSession(client, reminder);
+    const skip = reminder.user_disabled;
+    if (skip) deps.logger.info({ reminderId, due: at }, 'reminder skipped: its user is disabled');
+    else await postToMainSession(client, reminder);
     const nextAt = reminder.repeat ? await nextTime(client, reminder, reminder.repeat, now) : reminder.at;
     // last_fired_at never precedes `at`, so "fired" (last_fired_at >= at) holds even if this job ran a little early.
     const fired = await client.query<{ last_fired_at: Date }>(
-      'UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3 WHERE id = $1 RETURNING last_fired_at',
-      [reminder.id, now, nextAt],
+      `UPDATE reminders SET last_fired_at = GREATEST($2::timestamptz, at), at = $3, last_fire_skipped = $4
+       WHERE id = $1 RETURNING last_fired_at`,
+      [reminder.id, now, nextAt, skip],
     );
     // Also to the user's last-used channel, once.
-    const afterCommit: OutboxEntry[] = [notifyJob(reminder, (fired.rows[0] as { last_fired_at: Date }).last_fired_at)];
+    const afterCommit: OutboxEntry[] = skip ? [] : [notifyJob(reminder, (fired.rows[0] as { last_fired_at: Date }).last_fired_at)];
     if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
     return afterCommit;
   });
