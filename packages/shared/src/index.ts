@@ -36,6 +36,7 @@ export * from './turns/expiry';
 export * from './turns/resuming';
 export * from './turns/finishing';
 export * from './context/profile-defaults';
+export * from './context/profile-limits';
 export * from './context/system-prompt';
 export * from './context/history';
 export * from './context/profile-store';

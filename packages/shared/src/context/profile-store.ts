@@ -1,5 +1,6 @@
-import type { Queryable } from '../db';
+import type { DbClient, Queryable } from '../db';
 import { DEFAULT_PROFILE, PROFILE_SECTIONS, type Profile, type ProfileSection } from './profile-defaults';
+import { dropOldestMemory } from './profile-limits';
 
 export const PROFILE_COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
 
@@ -42,6 +43,7 @@ export async function ensureProfile(db: Queryable, userId: string): Promise<void
   );
 }
 
+/** The one write of a single section: `PUT /v1/profile/:section`, `update_profile` and appendMemory all come here. */
 export async function saveProfileSection(db: Queryable, userId: string, section: ProfileSection, content: string): Promise<Profile> {
   const column = `${section}_content`;
   return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: content }, `${column} = EXCLUDED.${column}`);
@@ -52,13 +54,21 @@ export async function resetProfile(db: Queryable, userId: string): Promise<Profi
   return upsert(db, userId, DEFAULT_PROFILE, PROFILE_COLUMNS.map((column) => `${column} = EXCLUDED.${column}`).join(', '));
 }
 
-/** Appends a block to MEMORY, separated from what is there by a blank line. */
-export async function appendMemory(db: Queryable, userId: string, block: string): Promise<void> {
-  await upsert(
-    db,
-    userId,
-    { ...DEFAULT_PROFILE, memory: block },
-    `memory_content = CASE WHEN btrim(COALESCE(agent_memory_profiles.memory_content, '')) = '' THEN EXCLUDED.memory_content
-       ELSE rtrim(agent_memory_profiles.memory_content) || E'\\n\\n' || EXCLUDED.memory_content END`,
+/**
+ * Every addition to MEMORY comes here (a session digest, `remember`), inside the caller's
+ * transaction: `separator` '\n\n' makes `text` a paragraph of its own (a digest), '\n' the next
+ * line of what is there (a fact in a list). The oldest part goes once MEMORY would pass
+ * MAX_PROFILE_SECTION_CHARS (dropOldestMemory), so it always fits what `PUT /v1/profile/memory`
+ * accepts. The row exists (ensureProfile) and stays locked from the read to the write, so
+ * additions made at once all land. Answers the new MEMORY.
+ */
+export async function appendMemory(client: DbClient, userId: string, text: string, separator: '\n\n' | '\n' = '\n\n'): Promise<string> {
+  await ensureProfile(client, userId);
+  const found = await client.query<{ memory: string | null }>(
+    'SELECT memory_content AS memory FROM agent_memory_profiles WHERE user_id = $1 FOR UPDATE',
+    [userId],
   );
+  const current = found.rows[0]?.memory ?? '';
+  const memory = dropOldestMemory(current.trim() === '' ? text : `${current.trimEnd()}${separator}${text}`);
+  return (await saveProfileSection(client, userId, 'memory', memory)).memory;
 }

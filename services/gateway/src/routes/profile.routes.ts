@@ -1,13 +1,17 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { loadProfile, PROFILE_SECTIONS, resetProfile, saveProfileSection, type Runtime } from '@assistant/shared';
+import {
+  loadProfile,
+  MAX_PROFILE_SECTION_CHARS,
+  PROFILE_SECTIONS,
+  resetProfile,
+  saveProfileSection,
+  type Runtime,
+} from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
-
-/** Five times the prompt's per-section cap: room to keep notes that the prompt shows in part. */
-export const MAX_PROFILE_SECTION_CHARS = 100_000;
 
 export const profileSectionParam = z.enum(PROFILE_SECTIONS);
 export const putProfileSectionBody = z.strictObject({ content: z.string().max(MAX_PROFILE_SECTION_CHARS) });
