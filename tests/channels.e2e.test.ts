@@ -686,6 +686,11 @@ describe('identities', () => {
       await system.waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
       await notify(`notify.${randomUUID()}`, 'Stretch');
       expect(telegram.received(chat).at(-1)?.body.text).toBe('Stretch');
+
+      // Queued before an admin disabled the user and taken after: not sent.
+      expect((await new Api(system.url, system.adminToken).patch(`/v1/admin/users/${user.userId}`, { disabled: true })).status).toBe(200);
+      await notify(`notify.${randomUUID()}`, 'Sleep');
+      expect(telegram.received(chat).at(-1)?.body.text).toBe('Stretch');
     } finally {
       await events.close();
       await queue.close();

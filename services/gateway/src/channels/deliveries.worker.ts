@@ -94,7 +94,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     notify: async ({ userId, text }, job, token) => {
       const to = await lastUsedAddress(db, userId, enabledChannels(clients));
       if (to) await deliver(job, token, to, { text });
-      else logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity');
+      else logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
     },
     // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
     transcribe: createTranscriptionHandler(runtime, new Transcriber(runtime.config)),
