@@ -476,18 +476,22 @@ describe('WhatsApp', () => {
     expect(await identityUserId('whatsapp', waId)).toBeUndefined();
   });
 
-  it('answers a batch in which a username user came without a phone number: the others are read, nothing is redelivered', async () => {
+  it('answers each message of a batch in which a username user came without a phone number, at their number or BSUID', async () => {
     const waId = `55119${nextId()}`;
+    const bsuid = `BR.${nextId()}`;
     const payload = JSON.parse(waText(waId, 'still there?'));
     const value = payload.entry[0].changes[0].value;
     // Since WhatsApp usernames a user may hide their number: only their business-scoped user id comes.
-    value.contacts.push({ profile: { name: 'Uma', username: 'uma.x' }, user_id: 'BR.1502576394655843' });
+    value.contacts.push({ profile: { name: 'Uma', username: 'uma.x' }, user_id: bsuid });
     const hidden = `wamid.${randomUUID()}`;
-    value.messages.push({ from_user_id: 'BR.1502576394655843', id: hidden, timestamp: '1763800301', type: 'text', text: { body: 'oi' } });
+    value.messages.push({ from_user_id: bsuid, id: hidden, timestamp: '1763800301', type: 'text', text: { body: 'oi' } });
     expect((await postWhatsApp(JSON.stringify(payload))).status).toBe(200);
-    await system.waitFor(() => graph.received(waId).length === 1, 'the answer to the number-bearing message');
+    await system.waitFor(() => graph.received(waId).length === 1 && graph.received(bsuid).length === 1, 'both answers');
     expect(graph.received(waId).map((request) => request.body.text?.body)).toEqual(['echo: still there?']);
-    expect(await channelMessages('whatsapp', hidden)).toBe(0);
+    expect(graph.received(bsuid).map((request) => request.body)).toEqual([
+      expect.objectContaining({ recipient: bsuid, text: { body: 'echo: oi' } }),
+    ]);
+    expect(await channelMessages('whatsapp', hidden)).toBe(1);
   });
 
   it('accepts and ignores status callbacks', async () => {

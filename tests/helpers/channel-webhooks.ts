@@ -1,6 +1,12 @@
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import { fixture, telegramPrivateText, whatsappText } from './channel-fixtures';
 
+/** A WhatsApp user's number, BSUID, or both. */
+export interface WhatsAppSender {
+  phone?: string;
+  bsuid?: string;
+}
+
 /**
  * Sends webhooks to a gateway as Telegram and WhatsApp would: the secret header, the HMAC
  * signature over the raw body. Ids are unique per run so no test mistakes another's messages.
@@ -42,13 +48,42 @@ export class ChannelWebhooks {
     });
   }
 
-  /** A WhatsApp text message webhook from `from`, as its raw body. */
+  /** A WhatsApp text message webhook from the number `from`, as its raw body. */
   waText(from: string, text: string, id = `wamid.${randomUUID()}`): string {
+    return this.waMessage({ phone: from }, { type: 'text', text: { body: text } }, id);
+  }
+
+  /**
+   * A WhatsApp message webhook (`message` holds its type and content) from a number, a BSUID or
+   * both, as its raw body. Without a number the contact has only the BSUID and a username, as for
+   * a user who hides their number.
+   */
+  waMessage(from: WhatsAppSender, message: Record<string, unknown>, id = `wamid.${randomUUID()}`): string {
     const payload = fixture(whatsappText);
     const value = payload.entry[0]?.changes[0]?.value;
-    Object.assign(value?.contacts[0] ?? {}, { wa_id: from });
-    Object.assign(value?.messages[0] ?? {}, { from, id, text: { body: text } });
+    const [contact, original] = [value?.contacts[0], value?.messages[0]];
+    if (!value || !contact || !original) throw new Error('the text fixture has no message');
+    // Undefined fields are left out of the JSON, as Meta leaves them out.
+    Object.assign(value, {
+      contacts: [
+        from.phone === undefined
+          ? { profile: { username: 'hidden.number' }, user_id: from.bsuid }
+          : { ...contact, wa_id: from.phone, user_id: from.bsuid },
+      ],
+      messages: [{ from: from.phone, from_user_id: from.bsuid, id, timestamp: original.timestamp, ...message }],
+    });
     return JSON.stringify(payload);
+  }
+
+  /** WhatsApp's notice that `from` changed their number to `to` (a `system` message, answered by nothing). */
+  waNumberChange(from: WhatsAppSender, to: WhatsAppSender, id = `wamid.${randomUUID()}`): string {
+    const system = {
+      body: `User A changed from ${from.phone} to ${to.phone}`,
+      type: 'user_changed_number',
+      wa_id: to.phone,
+      user_id: to.bsuid,
+    };
+    return this.waMessage(from, { type: 'system', system }, id);
   }
 
   sign(raw: string, secret = this.whatsappAppSecret): string {

@@ -45,10 +45,11 @@ export class FakeGraph extends LocalHttpServer {
     const ok = req.method === 'POST' && /^\/\d+\/messages$/.test(req.url ?? '');
     const status = ok ? 200 : 404;
     this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
+    // Meta reads `to` (a phone number) first; `recipient` is a BSUID.
     const payload = ok
       ? {
           messaging_product: 'whatsapp',
-          contacts: [{ input: body.to, wa_id: body.to }],
+          contacts: [body.to ? { input: body.to, wa_id: body.to } : { input: body.recipient, user_id: body.recipient }],
           messages: [{ id: `wamid.fake${this.messageId++}` }],
         }
       : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
@@ -77,8 +78,8 @@ export class FakeGraph extends LocalHttpServer {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(info));
   }
 
-  /** Messages sent to a WhatsApp user, in order. */
+  /** Messages sent to a WhatsApp user, at their number (`to`) or their BSUID (`recipient`), in order. */
   received(waId: string): GraphRequest[] {
-    return this.requests.filter((request) => request.body.to === waId && request.status === 200);
+    return this.requests.filter((request) => (request.body.to ?? request.body.recipient) === waId && request.status === 200);
   }
 }

@@ -3,8 +3,9 @@ import { z } from 'zod';
 
 /**
  * Where a channel message goes: a Telegram chat (and, in a supergroup with topics, the topic), or
- * a WhatsApp user. Stored in `turns.origin` and in queued jobs: the topic is optional, so
- * addresses written before it existed still parse.
+ * a WhatsApp user: `wa_id` is their number or, for a user who hides it, their BSUID, told apart
+ * by its form (docs/channels.md#whatsapp-usernames-and-changed-numbers). Stored in `turns.origin`
+ * and in queued jobs: the topic is optional, so addresses written before it existed still parse.
  */
 export const channelAddressSchema = z.discriminatedUnion('channel', [
   z.object({ channel: z.literal('telegram'), chat_id: z.string().min(1), message_thread_id: z.number().int().optional() }),
@@ -12,7 +13,7 @@ export const channelAddressSchema = z.discriminatedUnion('channel', [
 ]);
 export type ChannelAddress = z.infer<typeof channelAddressSchema>;
 
-/** The chat's id at its provider: a Telegram chat id or a WhatsApp number. */
+/** The chat's id at its provider: a Telegram chat id, a WhatsApp number or BSUID. */
 export function recipientOf(address: ChannelAddress): string {
   return address.channel === 'telegram' ? address.chat_id : address.wa_id;
 }

@@ -12,7 +12,7 @@ export async function markErasing(db: Queryable, userId: string): Promise<boolea
   const marked = await db.query('UPDATE users SET erasing_at = COALESCE(erasing_at, NOW()) WHERE id = $1', [userId]);
   if (marked.rowCount !== 1) return false;
   await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, NOW()) WHERE user_id = $1', [userId]);
-  // What was sent to their private chats names their chat id or phone number: it goes with them.
+  // What was sent to their private chats names their chat id, phone number or BSUID: it goes with them.
   await db.query(
     `DELETE FROM deliveries d USING channel_identities i
      WHERE i.user_id = $1 AND d.channel = i.channel AND d.recipient = i.external_id`,

@@ -2,13 +2,26 @@ import type { ChannelAddress, MediaRef } from '@assistant/shared';
 
 export type ChannelName = ChannelAddress['channel'];
 
+/**
+ * Who a person is on a channel. `id` is their identity's external id and their chat's address: a
+ * Telegram user id; a WhatsApp phone number, or the BSUID of a user who hides theirs. `bsuid` is
+ * a WhatsApp user's business-scoped user id, which comes with the number too
+ * (docs/channels.md#whatsapp-usernames-and-changed-numbers).
+ */
+export interface ChannelIds {
+  id: string;
+  bsuid?: string;
+}
+
 /** What a person sent, normalised from a provider's webhook for the inbound pipeline. */
 export type InboundContent =
   | { kind: 'text'; text: string }
   | { kind: 'button'; data: string }
   | { kind: 'voice'; media: MediaRef }
   | { kind: 'photo'; media: MediaRef; caption: string }
-  | { kind: 'unsupported'; what: string };
+  | { kind: 'unsupported'; what: string }
+  /** WhatsApp's notice that the sender changed their number: their identity moves to `to`; never answered. */
+  | { kind: 'changed-number'; to: ChannelIds };
 
 /** VISION: whether photos are content the assistant reads, or unsupported. */
 export interface ContentOptions {
@@ -19,7 +32,7 @@ export interface InboundMessage {
   channel: ChannelName;
   /** The provider's id of this delivery (Telegram update_id, WhatsApp message id): a redelivery repeats it. */
   externalId: string;
-  sender: { id: string; name: string };
+  sender: ChannelIds & { name: string };
   /** The group chat's id; absent in direct chats. */
   group?: string;
   replyTo: ChannelAddress;

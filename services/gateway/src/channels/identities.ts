@@ -1,42 +1,139 @@
-import { directSessionKey, groupSessionKey, MAIN_SESSION_KEY, type ChannelAddress, type DbClient, type Queryable } from '@assistant/shared';
+import {
+  directSessionKey,
+  groupSessionKey,
+  MAIN_SESSION_KEY,
+  type ChannelAddress,
+  type DbClient,
+  type Logger,
+  type Queryable,
+} from '@assistant/shared';
 import { createUserIn } from '../users/users.service';
-import { directAddress, type ChannelName, type InboundMessage } from './channel-types';
-import { timeZoneForPhone } from './whatsapp/phone-time-zone';
+import { directAddress, type ChannelIds, type ChannelName, type InboundMessage } from './channel-types';
+import { timeZoneForWhatsApp } from './whatsapp/phone-time-zone';
+
+/** A person on a channel and the user they act as (docs/channels.md#identities-and-linking). */
+export interface Identity {
+  id: string;
+  userId: string;
+  /** Their chat's address: a Telegram user id, a WhatsApp number or, without one, a BSUID. */
+  externalId: string;
+  /** A WhatsApp user's business-scoped user id, once a message carried it. */
+  bsuid: string | null;
+}
+
+interface IdentityRow {
+  id: string;
+  user_id: string;
+  external_id: string;
+  bsuid: string | null;
+}
+
+const asIdentity = (row: IdentityRow): Identity => ({ id: row.id, userId: row.user_id, externalId: row.external_id, bsuid: row.bsuid });
 
 /**
- * The user behind a channel identity; the first message of an unknown identity creates one.
- * Call inside the message's transaction: the lock serialises two first messages of one person.
+ * The identity a message comes from, if known; never creates one. Call first in the message's
+ * transaction: it locks every id the message names until the commit, so two first messages of one
+ * person (one with their number, one without) make one identity, and a changed number and a first
+ * message from the new number do not cross. A WhatsApp message is matched by its number or its
+ * BSUID, the number first, in one query on the two unique indexes; one that carries both gives
+ * them to its identity (docs/channels.md#whatsapp-usernames-and-changed-numbers), unless another
+ * identity already has one of them: then both are left as they are.
  */
-export async function identityUser(client: DbClient, message: InboundMessage, defaultTimeZone: string): Promise<string> {
-  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`identity:${message.channel}:${message.sender.id}`]);
-  const known = await knownIdentityUser(client, message);
-  if (known) return known;
-  // A WhatsApp id is the person's phone number, whose country tells their zone (docs/channels.md#time-zones).
-  const timeZone = (message.channel === 'whatsapp' ? timeZoneForPhone(message.sender.id) : undefined) ?? defaultTimeZone;
-  const user = await createUserIn(client, message.sender.name || `${message.channel} ${message.sender.id}`, timeZone);
-  await client.query(`INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)`, [
+export async function findIdentity(client: DbClient, message: InboundMessage, logger: Logger): Promise<Identity | undefined> {
+  await lockIds(client, message);
+  const found = await client.query<IdentityRow>(
+    `UPDATE channel_identities SET last_seen_at = NOW()
+     WHERE id = (SELECT id FROM channel_identities WHERE channel = $1 AND (external_id = $2 OR bsuid = $3)
+                 ORDER BY external_id = $2 DESC LIMIT 1)
+     RETURNING id, user_id, external_id, bsuid`,
+    [message.channel, message.sender.id, message.sender.bsuid ?? null],
+  );
+  const row = found.rows[0];
+  if (!row) return undefined;
+  const identity = asIdentity(row);
+  if (!givesNewIds(message, identity)) return identity;
+  const moved = await readdressIdentity(client, message.channel, identity, message.sender);
+  if (!moved) logger.info({ identityId: identity.id }, 'a WhatsApp number and BSUID belong to two identities: both left as they are');
+  return moved ?? identity;
+}
+
+/** Locks each id the message names, a changed number's new ones too, until the transaction ends. */
+async function lockIds(client: DbClient, message: InboundMessage): Promise<void> {
+  const named = [message.sender, ...(message.content.kind === 'changed-number' ? [message.content.to] : [])];
+  const ids = new Set(named.flatMap(({ id, bsuid }) => (bsuid === undefined ? [id] : [id, bsuid])));
+  // Sorted, so two transactions that share ids take them in the same order and cannot deadlock.
+  const keys = [...ids].map((id) => `identity:${message.channel}:${id}`).sort();
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) FROM unnest($1::text[]) AS key', [keys]);
+}
+
+/** Whether the message carries a number and a BSUID that its identity lacks. */
+function givesNewIds(message: InboundMessage, identity: Identity): boolean {
+  const { sender } = message;
+  // A changed number's notice comes from the old ids: they are what it moves away from.
+  if (message.content.kind === 'changed-number' || sender.bsuid === undefined || sender.bsuid === sender.id) return false;
+  return identity.externalId !== sender.id || identity.bsuid !== sender.bsuid;
+}
+
+/**
+ * Gives an identity a new address (a WhatsApp number, or a BSUID without one) and BSUID, under
+ * findIdentity's locks. Undefined, changing nothing, when another identity has either: two users
+ * are never merged. What was sent to the old address is recorded under the new one, since
+ * erasure finds the user's deliveries by their identities' addresses.
+ */
+export async function readdressIdentity(
+  client: DbClient,
+  channel: ChannelName,
+  identity: Identity,
+  to: ChannelIds,
+): Promise<Identity | undefined> {
+  const updated = await client.query<IdentityRow>(
+    `UPDATE channel_identities SET external_id = $3, bsuid = $4
+     WHERE id = $1 AND NOT EXISTS (
+       SELECT 1 FROM channel_identities other
+       WHERE other.channel = $2 AND other.id <> $1 AND (other.external_id = $3 OR other.bsuid = $4))
+     RETURNING id, user_id, external_id, bsuid`,
+    [identity.id, channel, to.id, to.bsuid ?? null],
+  );
+  const row = updated.rows[0];
+  if (!row) return undefined;
+  if (to.id !== identity.externalId) {
+    await client.query('UPDATE deliveries SET recipient = $3 WHERE channel = $1 AND recipient = $2', [channel, identity.externalId, to.id]);
+  }
+  return asIdentity(row);
+}
+
+/** The message as its identity's: one without the number of an identity that has it is answered at the number. */
+export function fromIdentity(message: InboundMessage, identity: Identity): InboundMessage {
+  if (identity.externalId === message.sender.id) return message;
+  // Only a WhatsApp direct chat can differ: a Telegram identity's id is its chat's.
+  return {
+    ...message,
+    sender: { ...message.sender, id: identity.externalId },
+    replyTo: directAddress(message.channel, identity.externalId),
+  };
+}
+
+/** A new user for a message whose identity findIdentity did not find, in the same transaction. */
+export async function createIdentityUser(client: DbClient, message: InboundMessage, defaultTimeZone: string): Promise<string> {
+  const { sender } = message;
+  // A WhatsApp id is a phone number or a BSUID, whose country tells the person's zone (docs/channels.md#time-zones).
+  const timeZone = (message.channel === 'whatsapp' ? timeZoneForWhatsApp(sender.id) : undefined) ?? defaultTimeZone;
+  const user = await createUserIn(client, sender.name || `${message.channel} ${sender.id}`, timeZone);
+  await client.query(`INSERT INTO channel_identities (channel, external_id, bsuid, user_id) VALUES ($1, $2, $3, $4)`, [
     message.channel,
-    message.sender.id,
+    sender.id,
+    sender.bsuid ?? null,
     user.id,
   ]);
   return user.id;
 }
 
-/** The user behind a channel identity seen before, if any; never creates one. */
-export async function knownIdentityUser(client: DbClient, message: InboundMessage): Promise<string | undefined> {
-  const known = await client.query<{ user_id: string }>(
-    `UPDATE channel_identities SET last_seen_at = NOW() WHERE channel = $1 AND external_id = $2 RETURNING user_id`,
-    [message.channel, message.sender.id],
-  );
-  return known.rows[0]?.user_id;
-}
-
-/** Points the identity at `userId` (`/link CODE`); a user it had been given before keeps its data. */
+/** Points the message's identity at `userId` (`/link CODE`); a user it had been given before keeps its data. */
 export async function linkIdentity(client: DbClient, message: InboundMessage, userId: string): Promise<void> {
   await client.query(
-    `INSERT INTO channel_identities (channel, external_id, user_id) VALUES ($1, $2, $3)
+    `INSERT INTO channel_identities (channel, external_id, bsuid, user_id) VALUES ($1, $2, $3, $4)
      ON CONFLICT (channel, external_id) DO UPDATE SET user_id = EXCLUDED.user_id, last_seen_at = NOW()`,
-    [message.channel, message.sender.id, userId],
+    [message.channel, message.sender.id, message.sender.bsuid ?? null, userId],
   );
 }
 

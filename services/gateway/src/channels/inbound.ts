@@ -1,4 +1,4 @@
-import { addJob, jobId, withTransaction, type ControlOutcome, type DbClient, type Runtime } from '@assistant/shared';
+import { addJob, jobId, withTransaction, type ChannelAddress, type ControlOutcome, type DbClient, type Runtime } from '@assistant/shared';
 import { resetSession } from '../sessions/reset-session';
 import { insertTurn } from '../turns/submit-message';
 import { isUserDisabled } from '../users/users.service';
@@ -6,7 +6,15 @@ import { channelDecisionSchema, parseButtonData, type ChannelDecision } from './
 import type { InboundMessage } from './channel-types';
 import { parseCommand, parseYesNo } from './commands';
 import { applyDecision, openQuestionDecision } from './decisions';
-import { channelSessionKey, identityUser, knownIdentityUser, linkIdentity } from './identities';
+import {
+  channelSessionKey,
+  createIdentityUser,
+  findIdentity,
+  fromIdentity,
+  linkIdentity,
+  readdressIdentity,
+  type Identity,
+} from './identities';
 import { consumeLinkCode } from './link-codes';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
@@ -40,6 +48,8 @@ export interface InboundResult {
   redelivered: boolean;
   /** It got a reply of its own (a disabled account's, say), sent by then. */
   replied: boolean;
+  /** Where answers to it go: its identity's address, the number for a WhatsApp message without the number of an identity that has it. */
+  replyTo: ChannelAddress;
   decision?: ChannelDecision;
   /** How applying the decision went; undefined when the message carried none. */
   decided?: ControlOutcome;
@@ -53,9 +63,9 @@ export interface InboundResult {
  * applying it again finds it decided and changes nothing (`redelivered` tells the channel not to
  * answer the press a second time).
  */
-export async function acceptInbound(runtime: Runtime, message: InboundMessage): Promise<InboundResult> {
-  const accepted = await withTransaction(runtime.db, (client) => record(client, runtime, message));
-  const { outcome, redelivered } = accepted;
+export async function acceptInbound(runtime: Runtime, received: InboundMessage): Promise<InboundResult> {
+  const accepted = await withTransaction(runtime.db, (client) => record(client, runtime, received));
+  const { outcome, redelivered, message } = accepted;
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
   if (outcome.reply) {
@@ -80,6 +90,7 @@ export async function acceptInbound(runtime: Runtime, message: InboundMessage): 
     rowId: accepted.rowId,
     redelivered,
     replied: outcome.reply !== null,
+    replyTo: message.replyTo,
     ...(outcome.decision ? { decision: outcome.decision } : {}),
     ...(decided ? { decided } : {}),
   };
@@ -96,8 +107,11 @@ export function refusedPress(result: InboundResult): string | undefined {
 async function record(
   client: DbClient,
   runtime: Runtime,
-  message: InboundMessage,
-): Promise<{ rowId: string; outcome: Outcome; redelivered: boolean }> {
+  received: InboundMessage,
+): Promise<{ rowId: string; outcome: Outcome; redelivered: boolean; message: InboundMessage }> {
+  // First: its locks serialise the sender's messages, and a redelivery's reply needs the identity's address too.
+  const identity = await findIdentity(client, received, runtime.logger);
+  const message = identity ? fromIdentity(received, identity) : received;
   // A concurrent copy of the same delivery waits here for the first to commit, then finds its row.
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO channel_messages (channel, external_id) VALUES ($1, $2) ON CONFLICT (channel, external_id) DO NOTHING RETURNING id`,
@@ -123,6 +137,7 @@ async function record(
     return {
       rowId: row.id,
       redelivered: true,
+      message,
       outcome: {
         userId: row.user_id,
         turnId: row.turn_id,
@@ -132,7 +147,7 @@ async function record(
       },
     };
   }
-  const outcome = await handle(client, runtime, message);
+  const outcome = await handle(client, runtime, message, identity);
   await client.query(`UPDATE channel_messages SET user_id = $2, turn_id = $3, reply = $4, decision = $5, media = $6 WHERE id = $1`, [
     rowId,
     outcome.userId,
@@ -141,12 +156,20 @@ async function record(
     outcome.decision ? JSON.stringify(outcome.decision) : null,
     outcome.voice ? JSON.stringify(outcome.voice) : null,
   ]);
-  return { rowId, outcome, redelivered: false };
+  return { rowId, outcome, redelivered: false, message };
 }
 
-async function handle(client: DbClient, runtime: Runtime, message: InboundMessage): Promise<Outcome> {
+async function handle(client: DbClient, runtime: Runtime, message: InboundMessage, identity: Identity | undefined): Promise<Outcome> {
   const { queues, config } = runtime;
   const none: Outcome = { userId: null, turnId: null, reply: null, decision: null, voice: null };
+  if (message.content.kind === 'changed-number') {
+    // WhatsApp's notice, not the person's words: never answered (docs/channels.md#whatsapp-usernames-and-changed-numbers).
+    if (!identity) return none;
+    if (!(await readdressIdentity(client, message.channel, identity, message.content.to))) {
+      runtime.logger.warn({ identityId: identity.id }, 'a changed WhatsApp number has an identity of its own: both left as they are');
+    }
+    return { ...none, userId: identity.userId };
+  }
   const command = message.content.kind === 'text' ? parseCommand(message.content.text) : undefined;
   if (command?.kind === 'link') {
     // Linking must not create a user for the identity first: it is about to join an existing one.
@@ -159,7 +182,7 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
   const content = message.content;
   // A button press never creates a user: a stranger's (on a forwarded message) decides nothing.
   const userId =
-    content.kind === 'button' ? await knownIdentityUser(client, message) : await identityUser(client, message, config.DEFAULT_TIMEZONE);
+    identity?.userId ?? (content.kind === 'button' ? undefined : await createIdentityUser(client, message, config.DEFAULT_TIMEZONE));
   if (!userId) return none;
   if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   if (content.kind === 'unsupported') {

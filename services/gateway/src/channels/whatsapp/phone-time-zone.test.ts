@@ -1,6 +1,6 @@
-import { timeZoneForPhone } from './phone-time-zone';
+import { timeZoneForWhatsApp } from './phone-time-zone';
 
-describe('timeZoneForPhone', () => {
+describe('timeZoneForWhatsApp', () => {
   it.each([
     ['5511987654321', 'America/Sao_Paulo'], // Brazil: several zones, Sao Paulo the most populous
     ['351912345678', 'Europe/Lisbon'], // Portugal: Lisbon over Madeira and the Azores
@@ -12,11 +12,26 @@ describe('timeZoneForPhone', () => {
     ['38344123456', 'Europe/Belgrade'], // Kosovo: its own calling code, no row of its own in the tz country table
     ['2476001', 'Africa/Abidjan'], // Ascension: Saint Helena's zone (UTC all year)
   ])('%s is in %s', (number, zone) => {
-    expect(timeZoneForPhone(number)).toBe(zone);
+    expect(timeZoneForWhatsApp(number)).toBe(zone);
   });
 
   it('knows no zone for a number without a country', () => {
-    expect(timeZoneForPhone('999')).toBeUndefined();
-    expect(timeZoneForPhone('')).toBeUndefined();
+    expect(timeZoneForWhatsApp('999')).toBeUndefined();
+    expect(timeZoneForWhatsApp('')).toBeUndefined();
+  });
+
+  it.each([
+    ['JP.1502576394655843', 'Asia/Tokyo'],
+    ['FR.ENT.11815799212886844830', 'Europe/Paris'], // a parent BSUID
+    ['XK.1502576394655843', 'Europe/Belgrade'], // Kosovo keeps Serbia's zone
+  ])("a BSUID's country with one zone gives it: %s is in %s", (bsuid, zone) => {
+    expect(timeZoneForWhatsApp(bsuid)).toBe(zone);
+  });
+
+  it('knows no zone for a BSUID whose country has several, or none we know', () => {
+    // Portugal and Germany too: the tz table also lists Madeira and the Azores, and Busingen.
+    for (const bsuid of ['BR.1502576394655843', 'US.ENT.11815799212886844830', 'PT.42', 'DE.42', 'ZZ.42']) {
+      expect(timeZoneForWhatsApp(bsuid)).toBeUndefined();
+    }
   });
 });

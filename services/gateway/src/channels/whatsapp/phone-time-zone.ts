@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { findFromIsoCode } from 'city-timezones';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { bsuidCountry } from './whatsapp.schemas';
 
 // countries-and-timezones ships its types only as an ES module, which this CommonJS build cannot
 // import; its CommonJS entry is loaded and typed here (the one function used).
@@ -9,26 +10,45 @@ const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
 };
 
 /**
- * Regions libphonenumber names that the tz database's country table lacks (not ISO 3166-1
- * countries), with the country whose zones they keep: Kosovo (+383) Serbia's, Ascension (+247)
- * and Tristan da Cunha (+290 8) Saint Helena's.
+ * Regions libphonenumber names (and Kosovo's user-assigned ISO code, which a BSUID may carry) that
+ * the tz database's country table lacks, with the country whose zones they keep: Kosovo (+383)
+ * Serbia's, Ascension (+247) and Tristan da Cunha (+290 8) Saint Helena's.
  */
 const ZONE_COUNTRY: Readonly<Record<string, string>> = { XK: 'RS', AC: 'SH', TA: 'SH' };
 
 /**
- * The time zone of a new WhatsApp user (docs/channels.md#time-zones), from their number's country: libphonenumber
- * finds the country, countries-and-timezones (the tz database's country table) its zones. A country
- * with several zones gets the most populous one: the zone whose cities, in city-timezones'
- * Natural Earth data, have the most inhabitants together (New York for the US, Sao Paulo for
- * Brazil, Sydney for Australia). Undefined when the number names no country we know.
+ * The time zone of a new WhatsApp user (docs/channels.md#time-zones), from the country of their
+ * number or, for a user who hides their number, of their BSUID; undefined when neither tells one.
+ * A BSUID's country gives a zone only when it has a single one: a user who chose to hide their
+ * number gets no guess at where in their country they live.
  */
-export function timeZoneForPhone(waId: string): string | undefined {
+export function timeZoneForWhatsApp(id: string): string | undefined {
+  const country = bsuidCountry(id);
+  if (country === undefined) return timeZoneForPhone(id);
+  const found = countryZones(country);
+  return found?.zones.length === 1 ? found.zones[0] : undefined;
+}
+
+/**
+ * The zone of a phone number's country: libphonenumber finds the country, countries-and-timezones
+ * (the tz database's country table) its zones. A country with several zones gets the most
+ * populous one: the zone whose cities, in city-timezones' Natural Earth data, have the most
+ * inhabitants together (New York for the US, Sao Paulo for Brazil, Sydney for Australia).
+ * Undefined when the number names no country we know.
+ */
+function timeZoneForPhone(waId: string): string | undefined {
   const region = parsePhoneNumberFromString(`+${waId.replace(/^\+/, '')}`)?.country;
-  const country = region ? (ZONE_COUNTRY[region] ?? region) : undefined;
-  const zones = country ? getCountry(country)?.timezones : undefined;
-  if (!country || !zones || zones.length === 0) return undefined;
-  if (zones.length === 1) return zones[0];
-  return mostPopulous(country, zones) ?? zones[0];
+  const found = region ? countryZones(region) : undefined;
+  if (!found) return undefined;
+  if (found.zones.length === 1) return found.zones[0];
+  return mostPopulous(found.country, found.zones) ?? found.zones[0];
+}
+
+/** A region's country in the tz database's table and its zones; undefined when it has none. */
+function countryZones(region: string): { country: string; zones: string[] } | undefined {
+  const country = ZONE_COUNTRY[region] ?? region;
+  const zones = getCountry(country)?.timezones;
+  return zones && zones.length > 0 ? { country, zones } : undefined;
 }
 
 /** Memoised per country: the city table is scanned once for each. */

@@ -2,7 +2,7 @@ import { recipientOf, type ChannelAddress } from '@assistant/shared';
 import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { whatsappMarkup } from '../format/markup';
-import { graphError, whatsappSendResponse } from './whatsapp.schemas';
+import { graphError, isBsuid, whatsappSendResponse } from './whatsapp.schemas';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 /** Graph error codes that mean "too many messages, slow down" although the HTTP status is not 429. */
@@ -37,7 +37,7 @@ export class WhatsAppClient implements ChannelSender {
           },
         }
       : { type: 'text', text: { body: part.text } };
-    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', to: recipientOf(to), ...content }, 'send');
+    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee(to), ...content }, 'send');
     const sent = whatsappSendResponse.safeParse(body);
     if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
     return (sent.data.messages[0] as { id: string }).id;
@@ -71,6 +71,16 @@ export class WhatsAppClient implements ChannelSender {
     }
     return body;
   }
+}
+
+/**
+ * `to` a phone number, `recipient` a BSUID (a user who hides their number; Meta reads `to` first
+ * when both come). A message Meta will not send to a BSUID is refused with a 4xx (code 131062),
+ * like any other refusal, so it is not asked again.
+ */
+function addressee(to: ChannelAddress): { to: string } | { recipient: string } {
+  const id = recipientOf(to);
+  return isBsuid(id) ? { recipient: id } : { to: id };
 }
 
 /** Retry-After as seconds or an HTTP date; undefined when absent or unreadable (then: backoff). */

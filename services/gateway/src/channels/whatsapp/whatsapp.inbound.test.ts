@@ -1,6 +1,6 @@
 import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
-import { messagesWithoutNumber, whatsappInbound } from './whatsapp.inbound';
-import { verifyQuery, whatsappWebhook } from './whatsapp.schemas';
+import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
+import { isBsuid, verifyQuery, whatsappWebhook } from './whatsapp.schemas';
 
 const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
 
@@ -59,23 +59,76 @@ describe('whatsapp schemas and inbound mapping', () => {
     expect(read(audio)[0]?.content).toEqual({ kind: 'voice', media: { channel: 'whatsapp', media_id: 'a-1' } });
   });
 
-  it('reads a batch in which a username user has no phone number: their message is left out, the others read', () => {
+  /** The text fixture with one more message (and its contact) in its batch. */
+  function withMessage(message: Record<string, unknown>, contact?: Record<string, unknown>) {
     const batch = fixture(whatsappText);
     const value = batch.entry[0]?.changes[0]?.value;
     if (!value) throw new Error('the text fixture has no value');
-    (value.contacts as unknown[]).push({ profile: { username: 'uma.x' }, user_id: 'BR.1502576394655843' });
-    (value.messages as unknown[]).push({
-      from_user_id: 'BR.1502576394655843',
-      id: 'wamid.username-user',
-      timestamp: '1763800301',
-      type: 'text',
-      text: { body: 'oi' },
+    if (contact) (value.contacts as unknown[]).push(contact);
+    (value.messages as unknown[]).push({ id: 'wamid.added', timestamp: '1763800301', ...message });
+    return whatsappWebhook.parse(batch);
+  }
+
+  it('reads a username user without a phone number by their BSUID, named by their username, answered there', () => {
+    const batch = withMessage(
+      { from_user_id: 'BR.1502576394655843', type: 'text', text: { body: 'oi' } },
+      { profile: { username: 'uma.x' }, user_id: 'BR.1502576394655843' },
+    );
+    expect(whatsappInbound(batch)).toEqual([
+      ...read(whatsappText),
+      {
+        channel: 'whatsapp',
+        externalId: 'wamid.added',
+        sender: { id: 'BR.1502576394655843', bsuid: 'BR.1502576394655843', name: 'uma.x' },
+        replyTo: { channel: 'whatsapp', wa_id: 'BR.1502576394655843' },
+        content: { kind: 'text', text: 'oi' },
+      },
+    ]);
+    expect(messagesWithoutSender(batch)).toEqual([]);
+  });
+
+  it('reads a message with both a phone number and a BSUID as from the number, carrying the BSUID', () => {
+    const batch = withMessage(
+      { from: '351912345678', from_user_id: 'PT.ENT.11815799212886844830', type: 'text', text: { body: 'olá' } },
+      { profile: { name: 'Rui' }, wa_id: '351912345678', user_id: 'PT.ENT.11815799212886844830' },
+    );
+    expect(whatsappInbound(batch)[1]).toMatchObject({
+      sender: { id: '351912345678', bsuid: 'PT.ENT.11815799212886844830', name: 'Rui' },
+      replyTo: { channel: 'whatsapp', wa_id: '351912345678' },
     });
-    const parsed = whatsappWebhook.safeParse(batch);
-    expect(parsed.success).toBe(true);
-    if (!parsed.success) return;
-    expect(whatsappInbound(parsed.data)).toEqual(read(whatsappText));
-    expect(messagesWithoutNumber(parsed.data)).toEqual(['wamid.username-user']);
+  });
+
+  it('leaves out a message with neither a phone number nor a BSUID of the known form, and reads the rest of its batch', () => {
+    for (const fromUserId of [undefined, '', 'br.1502576394655843', '1502576394655843', 'BR.', 'BR.15025 76394']) {
+      const batch = withMessage({ from_user_id: fromUserId, type: 'text', text: { body: 'oi' } });
+      expect(whatsappInbound(batch)).toEqual(read(whatsappText));
+      expect(messagesWithoutSender(batch)).toEqual(['wamid.added']);
+    }
+  });
+
+  it('tells a BSUID from a phone number by its form', () => {
+    for (const bsuid of ['BR.1502576394655843', 'US.ENT.11815799212886844830', 'PT.abc123']) expect(isBsuid(bsuid)).toBe(true);
+    for (const other of ['5511987654321', '+5511987654321', 'BR1502576394655843', 'BRA.1502576394655843', 'US.ENT.', 'BR.15-02'])
+      expect(isBsuid(other)).toBe(false);
+  });
+
+  it('reads a changed number as the move to the new number and BSUID, from the old ones; with neither it stays silent', () => {
+    const system = { body: 'User A changed from 5511987654321 to 5511912345678', wa_id: '5511912345678', type: 'user_changed_number' };
+    const change = (extra: Record<string, unknown>, message: Record<string, unknown> = {}) =>
+      whatsappInbound(withMessage({ from: '5511987654321', type: 'system', system: { ...system, ...extra }, ...message }))[1];
+    expect(change({})).toEqual({
+      channel: 'whatsapp',
+      externalId: 'wamid.added',
+      sender: { id: '5511987654321', name: 'Maria Souza' },
+      replyTo: { channel: 'whatsapp', wa_id: '5511987654321' },
+      content: { kind: 'changed-number', to: { id: '5511912345678' } },
+    });
+    expect(change({ user_id: 'BR.77' }, { from_user_id: 'BR.1502576394655843' })).toMatchObject({
+      sender: { id: '5511987654321', bsuid: 'BR.1502576394655843' },
+      content: { kind: 'changed-number', to: { id: '5511912345678', bsuid: 'BR.77' } },
+    });
+    expect(change({ wa_id: undefined })).toBeUndefined();
+    expect(change({ type: 'customer_identity_changed' })).toBeUndefined();
   });
 
   it('stays silent on a reaction, a system notice, and an edit or deletion of an earlier message', () => {

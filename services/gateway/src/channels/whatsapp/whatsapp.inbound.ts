@@ -1,35 +1,37 @@
-import type { ContentOptions, InboundContent, InboundMessage } from '../channel-types';
-import type { WhatsAppMessage, WhatsAppWebhook } from './whatsapp.schemas';
+import { directAddress, type ChannelIds, type ContentOptions, type InboundContent, type InboundMessage } from '../channel-types';
+import { isBsuid, type WhatsAppMessage, type WhatsAppWebhook } from './whatsapp.schemas';
 
 /**
- * Message types that carry nothing to answer (a reaction, a system notice), and a user's edit or
- * deletion of an earlier message (`edit`, `revoke`; as Telegram's edits are): ignored, not refused.
+ * Message types that carry nothing to answer (a reaction, a system notice other than a changed
+ * number), and a user's edit or deletion of an earlier message (`edit`, `revoke`; as Telegram's
+ * edits are): ignored, not refused.
  */
 const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome', 'edit', 'revoke']);
 
 /**
  * The messages of a webhook, in order; status callbacks carry none and yield nothing. Messages
  * are read whatever number of the Meta app they were sent to (docs/channels.md#webhooks): a
- * signed delivery is ours, and the answer goes out from WHATSAPP_PHONE_NUMBER_ID.
+ * signed delivery is ours, and the answer goes out from WHATSAPP_PHONE_NUMBER_ID. A sender is
+ * their phone number when it comes, else their BSUID (a user with a username).
  */
 export function whatsappInbound(payload: WhatsAppWebhook, options: ContentOptions = { vision: false }): InboundMessage[] {
   return received(payload).flatMap(({ message, contacts }) => {
-    const from = message.from;
-    // No phone number (a user with a username): nothing here can answer them yet (docs/channels.md#webhooks).
-    if (from === undefined || from === '') return [];
+    const ids = senderIds(message);
+    if (!ids) return [];
     const content = readContent(message, options);
     if (!content) return [];
-    const name = contacts.find((contact) => contact.wa_id === from)?.profile?.name || from;
-    return [
-      { channel: 'whatsapp', externalId: message.id, sender: { id: from, name }, replyTo: { channel: 'whatsapp', wa_id: from }, content },
-    ];
+    const contact = contacts.find(
+      (candidate) => (message.from && candidate.wa_id === message.from) || (ids.bsuid && candidate.user_id === ids.bsuid),
+    );
+    const name = contact?.profile?.name || contact?.profile?.username || ids.id;
+    return [{ channel: 'whatsapp', externalId: message.id, sender: { ...ids, name }, replyTo: directAddress('whatsapp', ids.id), content }];
   });
 }
 
-/** Ids of the messages whatsappInbound leaves out for want of a phone number to answer (users with a username). */
-export function messagesWithoutNumber(payload: WhatsAppWebhook): string[] {
+/** Ids of the messages whatsappInbound leaves out for want of a sender: neither a phone number nor a BSUID. */
+export function messagesWithoutSender(payload: WhatsAppWebhook): string[] {
   return received(payload)
-    .filter(({ message }) => message.from === undefined || message.from === '')
+    .filter(({ message }) => !senderIds(message))
     .map(({ message }) => message.id);
 }
 
@@ -43,6 +45,18 @@ function received(payload: WhatsAppWebhook): { message: WhatsAppMessage; contact
     .flatMap(({ value }) => (value.messages ?? []).map((message) => ({ message, contacts: value.contacts ?? [] })));
 }
 
+function senderIds(message: WhatsAppMessage): ChannelIds | undefined {
+  return whatsappIds(message.from, message.from_user_id);
+}
+
+/** A person's ids from a phone number and a BSUID, either of which may be missing; a BSUID of another form is not one. */
+function whatsappIds(phone: string | undefined, userId: string | undefined): ChannelIds | undefined {
+  const bsuid = userId !== undefined && isBsuid(userId) ? userId : undefined;
+  const id = phone || bsuid;
+  if (!id) return undefined;
+  return bsuid === undefined ? { id } : { id, bsuid };
+}
+
 function readContent(message: WhatsAppMessage, options: ContentOptions): InboundContent | undefined {
   if (message.type === 'text' && message.text)
     return message.text.body.trim() === '' ? undefined : { kind: 'text', text: message.text.body };
@@ -52,6 +66,10 @@ function readContent(message: WhatsAppMessage, options: ContentOptions): Inbound
   if (message.type === 'audio' && message.audio) return { kind: 'voice', media: { channel: 'whatsapp', media_id: message.audio.id } };
   if (message.type === 'image' && message.image && options.vision) {
     return { kind: 'photo', media: { channel: 'whatsapp', media_id: message.image.id }, caption: message.image.caption ?? '' };
+  }
+  if (message.type === 'system' && message.system?.type === 'user_changed_number') {
+    const to = whatsappIds(message.system.wa_id, message.system.user_id);
+    if (to) return { kind: 'changed-number', to };
   }
   if (SILENT.has(message.type)) return undefined;
   return { kind: 'unsupported', what: message.type };

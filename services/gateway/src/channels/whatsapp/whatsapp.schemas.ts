@@ -1,11 +1,27 @@
 import { z } from 'zod';
 
+/**
+ * A business-scoped user id (BSUID): the user's ISO 3166 alpha-2 country, a dot, `ENT.` for a
+ * parent BSUID, then letters and digits (`BR.1502576394655843`, `US.ENT.11815799212886844830`).
+ * A phone number is digits only, so an address is one or the other by its form
+ * (docs/channels.md#whatsapp-usernames-and-changed-numbers).
+ */
+const bsuidSchema = z.string().regex(/^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]+$/);
+
+export function isBsuid(value: string): boolean {
+  return bsuidSchema.safeParse(value).success;
+}
+
+/** The country a BSUID starts with; undefined for anything else (a phone number). */
+export function bsuidCountry(value: string): string | undefined {
+  return isBsuid(value) ? value.slice(0, 2) : undefined;
+}
+
 /** The parts of WhatsApp Cloud API webhooks we use; loose, since Meta adds fields over time. */
 export const whatsappMessage = z.looseObject({
   /**
    * The sender's phone number. Optional since WhatsApp usernames: a user who hides their number
-   * is known only by `from_user_id` (a business-scoped user id), and a batch must not be refused
-   * for that one message (docs/channels.md#webhooks).
+   * is known only by `from_user_id` (their BSUID), which comes with the number too.
    */
   from: z.string().optional(),
   from_user_id: z.string().optional(),
@@ -23,6 +39,8 @@ export const whatsappMessage = z.looseObject({
   button: z.looseObject({ text: z.string(), payload: z.string().optional() }).optional(),
   audio: z.looseObject({ id: z.string(), mime_type: z.string().optional() }).optional(),
   image: z.looseObject({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() }).optional(),
+  /** A notice about the sender; `user_changed_number` names their new number (`wa_id`) and may carry their new BSUID. */
+  system: z.looseObject({ type: z.string().optional(), wa_id: z.string().optional(), user_id: z.string().optional() }).optional(),
 });
 export type WhatsAppMessage = z.infer<typeof whatsappMessage>;
 
@@ -35,7 +53,7 @@ const changeValue = z.looseObject({
       z.looseObject({
         wa_id: z.string().optional(),
         user_id: z.string().optional(),
-        profile: z.looseObject({ name: z.string().optional() }).optional(),
+        profile: z.looseObject({ name: z.string().optional(), username: z.string().optional() }).optional(),
       }),
     )
     .optional(),

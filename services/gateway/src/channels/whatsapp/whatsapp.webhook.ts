@@ -9,8 +9,8 @@ import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
-import { WEBHOOK_BODY_LIMIT, type InboundMessage } from '../channel-types';
-import { messagesWithoutNumber, whatsappInbound } from './whatsapp.inbound';
+import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
 
 export const whatsappApi = defineRoutes({
@@ -56,18 +56,18 @@ export interface WhatsAppWebhookSettings {
   verifyToken: string;
 }
 
-/** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
 /**
  * WhatsApp has no toast for a button press, so one that changed nothing (already answered,
  * expired, someone else's) is answered with a short message, once: a redelivery was answered
  * the first time, and a press that got a reply of its own (a disabled account's) needs no other.
  */
-async function answerRefusedPress(runtime: Runtime, message: InboundMessage, result: InboundResult): Promise<void> {
+async function answerRefusedPress(runtime: Runtime, result: InboundResult): Promise<void> {
   const refused = refusedPress(result);
   if (refused === undefined || result.redelivered || result.replied) return;
-  await addJob(runtime.queues, 'deliveries', 'reply', { to: message.replyTo, text: refused }, { jobId: jobId('refused', result.rowId) });
+  await addJob(runtime.queues, 'deliveries', 'reply', { to: result.replyTo, text: refused }, { jobId: jobId('refused', result.rowId) });
 }
 
+/** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
 export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSettings): Router {
   return apiRouter(whatsappApi, {
     verifySubscription: (req, res) => {
@@ -93,14 +93,14 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
           throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
-        const unanswerable = messagesWithoutNumber(payload);
+        const unanswerable = messagesWithoutSender(payload);
         if (unanswerable.length > 0) {
-          runtime.logger.warn({ messageIds: unanswerable }, 'whatsapp messages without a phone number (a username user) are not answered');
+          runtime.logger.warn({ messageIds: unanswerable }, 'whatsapp messages with neither a phone number nor a BSUID are not answered');
         }
         // One by one, in order; a failure answers 5xx and Meta redelivers: the ones done are recognised.
         for (const message of whatsappInbound(payload, { vision: runtime.config.VISION })) {
           const result = await acceptInbound(runtime, message);
-          if (message.content.kind === 'button') await answerRefusedPress(runtime, message, result);
+          if (message.content.kind === 'button') await answerRefusedPress(runtime, result);
         }
         res.sendStatus(200);
       },
