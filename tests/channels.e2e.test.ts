@@ -194,12 +194,7 @@ describe('Telegram', () => {
 
   it('honours retry_after on 429: the answer arrives once, after the delay', async () => {
     const chat = nextId();
-    telegram.failSend(chat, 429, {
-      ok: false,
-      error_code: 429,
-      description: 'Too Many Requests: retry after 1',
-      parameters: { retry_after: 1 },
-    });
+    telegram.throttle(chat, 1);
     expect((await postTelegram(tgText(chat, 'slow down'))).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 1, 'the answer after the 429');
     const [refused, sent] = telegram.sendAttempts(chat);
@@ -213,12 +208,7 @@ describe('Telegram', () => {
 
   it("keeps a chat's answers in order: a later answer waits behind one that waits out a 429", async () => {
     const chat = nextId();
-    telegram.failSend(chat, 429, {
-      ok: false,
-      error_code: 429,
-      description: 'Too Many Requests: retry after 2',
-      parameters: { retry_after: 2 },
-    });
+    telegram.throttle(chat, 2);
     expect((await postTelegram(tgText(chat, 'first'))).status).toBe(200);
     await system.waitFor(() => telegram.sendAttempts(chat).length === 1, 'the refused first answer');
     expect((await postTelegram(tgText(chat, 'second'))).status).toBe(200);

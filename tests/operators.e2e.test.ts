@@ -443,12 +443,7 @@ describe('erasure', () => {
     const user = await api.createUser(system.adminToken, { name: 'Throttled' });
     const chat = chatIds.throttled;
     await linkTelegram(user, chat);
-    telegram.failSend(chat, 429, {
-      ok: false,
-      error_code: 429,
-      description: 'Too Many Requests: retry after 60',
-      parameters: { retry_after: 60 },
-    });
+    telegram.throttle(chat, 60);
     await telegramText(chat, 'answer me later');
     const line = `${system.prefix}:delivery-line:telegram:${chat}`;
     await system.waitFor(async () => (await redis.zcard(line)) === 1, 'the answer waiting in its line');

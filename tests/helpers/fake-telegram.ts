@@ -49,6 +49,16 @@ export class FakeTelegram extends LocalHttpServer {
     );
   }
 
+  /** The chat's next sendMessage is answered 429 with `retry_after`, as the Bot API does when flooded. */
+  throttle(chatId: string | number, retryAfterSeconds: number): void {
+    this.failSend(chatId, 429, {
+      ok: false,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfterSeconds}`,
+      parameters: { retry_after: retryAfterSeconds },
+    });
+  }
+
   /** sendMessage calls to a chat, answered or not. */
   sendAttempts(chatId: string | number): TelegramCall[] {
     return this.calls.filter((call) => call.method === 'sendMessage' && String(call.body.chat_id) === String(chatId));
