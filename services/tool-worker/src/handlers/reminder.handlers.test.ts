@@ -189,6 +189,20 @@ describe('list_reminders', () => {
     });
   });
 
+  it('tells a one-off reminder that fired from one skipped while the account was disabled', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createReminder(user, 'Fired', '2031-01-01T08:00:00Z');
+    await createReminder(user, 'Skipped', '2031-01-02T08:00:00Z');
+    await harness.pool.query(`UPDATE reminders SET last_fired_at = at, last_fire_skipped = (text = 'Skipped') WHERE user_id = $1`, [
+      user.userId,
+    ]);
+    const { message } = await run('list_reminders', {}, user);
+    expect(String(message).split('\n').slice(1)).toEqual([
+      '- "Fired" [ID: reminder_1] fired at 2031-01-01 08:00 (UTC) (give it a new time to fire again)',
+      '- "Skipped" [ID: reminder_2] skipped at 2031-01-02 08:00 (UTC), the account being disabled then (give it a new time to fire again)',
+    ]);
+  });
+
   it("says when there are none, and never lists another user's reminders", async () => {
     const owner = await insertTestUser(harness.pool);
     const other = await insertTestUser(harness.pool);

@@ -29,6 +29,8 @@ interface ReminderRow {
   habit_id: string | null;
   habit_name: string | null;
   last_fired_at: Date | null;
+  /** That firing was skipped: the user was disabled, nothing reached them. */
+  last_fire_skipped: boolean;
 }
 
 /** A time up to this far in the past (the model took a while to answer) still counts: it fires at once. */
@@ -36,7 +38,8 @@ const PAST_GRACE_MS = 60_000;
 /** The last instant with a four-digit year: a fire job carries its time as ISO 8601 text, which has none after it. */
 const LATEST_AT = Date.parse('9999-12-31T23:59:59.999Z');
 
-const COLUMNS = 'r.id, r.text, r.at, r.repeat, r.local_at::text AS local_at, r.habit_id, h.name AS habit_name, r.last_fired_at';
+const COLUMNS =
+  'r.id, r.text, r.at, r.repeat, r.local_at::text AS local_at, r.habit_id, h.name AS habit_name, r.last_fired_at, r.last_fire_skipped';
 const FROM = 'reminders r LEFT JOIN habits h ON h.id = r.habit_id AND h.user_id = r.user_id';
 
 export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_reminder' | 'delete_reminder' | 'list_reminders'> = {
@@ -212,11 +215,16 @@ function fieldsOf(reminder: ReminderRow, zone: string, ref: string, habitRef: st
   };
 }
 
-/** A one-off reminder keeps its `at` after firing; say so rather than announce a time gone by. */
-function whenPart(reminder: Pick<ReminderRow, 'at' | 'repeat' | 'last_fired_at'>, zone: string): string {
+/**
+ * A one-off reminder keeps its `at` after firing; say so rather than announce a time gone by, and
+ * that it never reached the user when it came due while an admin had them disabled.
+ */
+function whenPart(reminder: Pick<ReminderRow, 'at' | 'repeat' | 'last_fired_at' | 'last_fire_skipped'>, zone: string): string {
   const fired = !reminder.repeat && reminder.last_fired_at !== null && reminder.last_fired_at >= reminder.at;
   const at = formatLocal(reminder.at, zone);
-  return fired ? `fired at ${at} (give it a new time to fire again)` : `fires at ${at}`;
+  if (!fired) return `fires at ${at}`;
+  const what = reminder.last_fire_skipped ? `skipped at ${at}, the account being disabled then` : `fired at ${at}`;
+  return `${what} (give it a new time to fire again)`;
 }
 
 function repeatPart(reminder: Pick<ReminderRow, 'repeat'>): string {
