@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents } from 'bullmq';
+import { Job, Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { splitText } from '@assistant/shared';
 import { Api } from '../scripts/lib/api';
@@ -689,6 +689,57 @@ describe('identities', () => {
       await events.close();
       await queue.close();
     }
+  });
+});
+
+describe('a notice outside the 24-hour window, without WHATSAPP_NOTICE_TEMPLATE', () => {
+  const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+  let queue: Queue;
+  let events: QueueEvents;
+  beforeAll(async () => {
+    queue = new Queue('deliveries', { connection, prefix: system.prefix });
+    events = new QueueEvents('deliveries', { connection, prefix: system.prefix });
+    await events.waitUntilReady();
+  });
+  afterAll(async () => {
+    await events.close();
+    await queue.close();
+  });
+
+  /** Queues a notice that WhatsApp refuses at `waId`, and waits for it and for its resend. */
+  async function refusedNotice(userId: string, waId: string, text: string): Promise<string> {
+    graph.outsideWindow.add(waId);
+    const job = await queue.add('notify', { userId, text }, { jobId: `notify.${randomUUID()}` });
+    await job.waitUntilFinished(events, 20_000);
+    const resend = await Job.fromId(queue, `resend-notice.${job.id}`);
+    await resend?.waitUntilFinished(events, 20_000);
+    expect(graph.requests.filter((request) => request.body.to === waId && request.status === 400)).toHaveLength(1);
+    return resend?.id as string;
+  }
+
+  it("goes to the user's Telegram instead", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Two chats' });
+    const chat = nextId();
+    const waId = `55119${nextId()}`;
+    expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
+    expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+
+    await refusedNotice(user.userId, waId, 'Call mom\nat 18:00');
+    expect(telegram.received(chat).at(-1)?.body.text).toBe('Call mom\nat 18:00');
+    expect(graph.received(waId)).toHaveLength(1);
+  });
+
+  it('is logged, naming the setting and never the text, for a user with no other chat', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'hi'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 1, 'the answer');
+    const resendId = await refusedNotice((await identityUserId('whatsapp', waId)) as string, waId, 'Secret pill 42');
+    const warning = await system.waitFor(() => system.logs.find((line) => line.includes(resendId)), 'the warning');
+    expect(warning).toContain('set WHATSAPP_NOTICE_TEMPLATE');
+    expect(system.logs.join('')).not.toContain('Secret pill 42');
+    expect(graph.received(waId)).toHaveLength(1);
   });
 });
 

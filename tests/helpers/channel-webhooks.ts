@@ -1,5 +1,6 @@
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
-import { fixture, telegramPrivateText, whatsappText } from './channel-fixtures';
+import { fixture, telegramPrivateText, whatsappStatus, whatsappText } from './channel-fixtures';
+import { REENGAGEMENT } from './fake-graph';
 
 /** A WhatsApp user's number, BSUID, or both. */
 export interface WhatsAppSender {
@@ -84,6 +85,21 @@ export class ChannelWebhooks {
       user_id: to.bsuid,
     };
     return this.waMessage(from, { type: 'system', system }, id);
+  }
+
+  /**
+   * WhatsApp's later report that the message `messageId` it had accepted for `recipient` failed,
+   * by default for being outside the 24-hour window (code 131047), as its raw body.
+   */
+  waFailedStatus(messageId: string, recipient: string, code = 131047): string {
+    const payload = fixture(whatsappStatus);
+    const value = payload.entry[0]?.changes[0]?.value;
+    if (!value) throw new Error('the status fixture has no value');
+    const error = { code, title: 'Re-engagement message', message: 'Re-engagement message', error_data: REENGAGEMENT };
+    Object.assign(value, {
+      statuses: [{ id: messageId, status: 'failed', timestamp: '1763886710', recipient_id: recipient, errors: [error] }],
+    });
+    return JSON.stringify(payload);
   }
 
   sign(raw: string, secret = this.whatsappAppSecret): string {

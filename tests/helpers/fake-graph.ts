@@ -1,12 +1,20 @@
 import http from 'node:http';
 import { LocalHttpServer } from '../../scripts/lib/local-http-server';
 
+/** What Meta says of a free-form message outside the 24-hour window, in a send's answer or a failed status. */
+export const REENGAGEMENT = {
+  messaging_product: 'whatsapp',
+  details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+};
+
 export interface GraphRequest {
   path: string;
   authorization: string | undefined;
   body: any;
   status: number;
   at: number;
+  /** The id a send was answered with. */
+  messageId?: string;
 }
 
 /**
@@ -15,6 +23,8 @@ export interface GraphRequest {
  */
 export class FakeGraph extends LocalHttpServer {
   readonly requests: GraphRequest[] = [];
+  /** Users whose 24-hour window is closed: a send to them other than a template is refused with code 131047. */
+  readonly outsideWindow = new Set<string>();
   private readonly media = new Map<string, { mimeType: string; data: string }>();
   private messageId = 1;
 
@@ -43,16 +53,21 @@ export class FakeGraph extends LocalHttpServer {
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true }));
     }
     const ok = req.method === 'POST' && /^\/\d+\/messages$/.test(req.url ?? '');
-    const status = ok ? 200 : 404;
-    this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now() });
     // Meta reads `to` (a phone number) first; `recipient` is a BSUID.
-    const payload = ok
-      ? {
-          messaging_product: 'whatsapp',
-          contacts: [body.to ? { input: body.to, wa_id: body.to } : { input: body.recipient, user_id: body.recipient }],
-          messages: [{ id: `wamid.fake${this.messageId++}` }],
-        }
-      : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
+    const refused = ok && body.type !== 'template' && this.outsideWindow.has(body.to ?? body.recipient);
+    const status = !ok ? 404 : refused ? 400 : 200;
+    const messageId = status === 200 ? `wamid.fake${this.messageId++}` : undefined;
+    this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now(), messageId });
+    const payload =
+      status === 200
+        ? {
+            messaging_product: 'whatsapp',
+            contacts: [body.to ? { input: body.to, wa_id: body.to } : { input: body.recipient, user_id: body.recipient }],
+            messages: [{ id: messageId }],
+          }
+        : refused
+          ? { error: { message: '(#131047) Re-engagement message', type: 'OAuthException', code: 131047, error_data: REENGAGEMENT } }
+          : { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } };
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
   }
 

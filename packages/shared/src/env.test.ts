@@ -62,6 +62,19 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ VISION: 'no' })).toThrow(/VISION: must be true or false/);
   });
 
+  it('reads the WhatsApp notice template: unset by default, language en; refuses what Meta would', () => {
+    expect(parseConfig({}).WHATSAPP_NOTICE_TEMPLATE).toBeUndefined();
+    expect(parseConfig({}).WHATSAPP_NOTICE_TEMPLATE_LANGUAGE).toBe('en');
+    expect(parseConfig({ WHATSAPP_NOTICE_TEMPLATE: ' reminder_notice ', WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: 'pt_BR' })).toMatchObject({
+      WHATSAPP_NOTICE_TEMPLATE: 'reminder_notice',
+      WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: 'pt_BR',
+    });
+    expect(problemsOf({ WHATSAPP_NOTICE_TEMPLATE: 'Reminder Notice', WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: 'portuguese' })).toEqual([
+      'WHATSAPP_NOTICE_TEMPLATE: must be a template name: lowercase letters, digits and underscores',
+      'WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: must be a template language code such as en or pt_BR',
+    ]);
+  });
+
   it('accepts connection strings a URL parser would not', () => {
     const config = parseConfig({
       DATABASE_URL: 'postgresql://app@/assistant?host=/var/run/postgresql',

@@ -145,6 +145,20 @@ export const configSchema = z
     WHATSAPP_VERIFY_TOKEN: optionalString,
     WHATSAPP_PHONE_NUMBER_ID: optionalString,
     WHATSAPP_API_BASE_URL: url('https://graph.facebook.com/v21.0'),
+    /**
+     * An approved utility template whose body is one variable, `{{1}}`: a notice WhatsApp refuses
+     * outside its 24-hour window is sent again as it (docs/channels.md#whatsapps-24-hour-window). Meta's names are
+     * lowercase letters, digits and underscores; its languages `en`, `pt_BR` and the like.
+     */
+    WHATSAPP_NOTICE_TEMPLATE: optionalString.pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9_]{1,512}$/, 'must be a template name: lowercase letters, digits and underscores')
+        .optional(),
+    ),
+    WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: optionalString
+      .transform((v) => v ?? 'en')
+      .pipe(z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'must be a template language code such as en or pt_BR')),
     MCP_SERVERS: mcpServersSetting,
     /** Model for voice notes, through {OPENAI_BASE_URL}/audio/transcriptions. */
     TRANSCRIPTION_MODEL: optionalString.transform((v) => v ?? 'whisper-1'),

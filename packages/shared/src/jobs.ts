@@ -61,6 +61,12 @@ export const jobCatalog = {
     transcribe: z.object({ channelMessageId: z.uuid() }),
     /** Text for a user on the channel identity they used last (reminders); the job id is the idempotency key. */
     notify: z.object({ userId: z.uuid(), text: z.string().min(1) }),
+    /**
+     * A notice WhatsApp refused at `to` outside its 24-hour window, sent again as the notice
+     * template or on another channel of the user's (id: `resend-notice.<notify job id>`, the same
+     * whether the send's answer or a status webhook reported the refusal).
+     */
+    'resend-notice': z.object({ userId: z.uuid(), to: channelAddressSchema, text: z.string().min(1) }),
   },
   reminders: {
     /** Post a reminder's text to its user's main session, if the reminder still fires at `at`. */

@@ -82,6 +82,7 @@ const LONGER_RETRIES: Partial<Record<string, JobsOptions>> = {
   'deliveries:turn-event': THROUGH_AN_OUTAGE,
   'deliveries:reply': THROUGH_AN_OUTAGE,
   'deliveries:notify': THROUGH_AN_OUTAGE,
+  'deliveries:resend-notice': THROUGH_AN_OUTAGE,
 };
 
 /** BullMQ refuses ':' and integer-only custom ids; ours are `<kind>.<uuid>`. */

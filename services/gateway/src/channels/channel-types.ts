@@ -45,11 +45,19 @@ export interface Button {
   title: string;
 }
 
+/** A WhatsApp message template approved by Meta, whose one body variable `{{1}}` is the text. */
+export interface MessageTemplate {
+  name: string;
+  language: string;
+}
+
 export interface OutboundPart {
   text: string;
   /** Telegram: the part in HTML parse mode, sent first; `text` is then its plain fallback. */
   html?: string;
   buttons?: Button[];
+  /** WhatsApp: sent as this template, the only kind of message it delivers outside the 24-hour window. */
+  template?: MessageTemplate;
 }
 
 /** Markdown as parts of at most `limit` characters in a channel's own formatting. */
@@ -73,6 +81,12 @@ export class ChannelApiError extends Error {
     super(message);
   }
 }
+
+/**
+ * The provider refuses free-form messages to this chat until its user writes again: WhatsApp's
+ * 24-hour customer-service window (docs/channels.md#delivery). A 4xx like any other refusal.
+ */
+export class OutsideWindowError extends ChannelApiError {}
 
 /** A direct chat with an identity: a Telegram user's private chat has the user's id. */
 export function directAddress(channel: ChannelName, externalId: string): ChannelAddress {

@@ -9,12 +9,13 @@ import {
   type Runtime,
 } from '@assistant/shared';
 import { enabledChannels, type ChannelClients } from './channel-clients';
-import { ChannelApiError, type ChannelSender, type OutboundPart } from './channel-types';
+import { ChannelApiError, OutsideWindowError, type ChannelSender, type OutboundPart } from './channel-types';
 import { Transcriber } from '../llm/transcriber';
 import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
 import { createTranscriptionHandler } from './voice-transcription.job';
 import { DeliveryLines } from './delivery-line';
+import { queueNoticeResend } from './notice-resend';
 
 /** A gateway without the delivery's channel hands it back at most this many times, this soon. */
 const MAX_STARTS = 50;
@@ -23,6 +24,12 @@ const HAND_BACK_MS = 200;
 const BEHIND_MS = 500;
 /** A provider that keeps answering 429 is given up on once a delivery has waited this long. */
 const THROTTLED_AT_MOST_MS = 6 * 3_600_000;
+
+/** A notice's delivery: its text is recorded with its parts, and a refusal outside the chat's window is handed to `outsideWindow`. */
+interface Notice {
+  text: string;
+  outsideWindow: () => Promise<void>;
+}
 
 /**
  * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
@@ -34,7 +41,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   const { db, logger } = runtime;
   const lines = new DeliveryLines(runtime.redis, runtime.queues.deliveries, runtime.config.QUEUE_PREFIX);
 
-  async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[]): Promise<void> {
+  async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[], notice?: string): Promise<void> {
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
     const sent = new Set(done.rows.map((row) => row.part));
     const recipient = recipientOf(to);
@@ -43,14 +50,20 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       if (sent.has(index)) continue;
       const providerId = await sender.send(to, part);
       await db.query(
-        `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [key, index, to.channel, recipient, providerId],
+        `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [key, index, to.channel, recipient, providerId, notice ?? null],
       );
     }
   }
 
-  async function deliver(job: Job, token: string | undefined, to: ChannelAddress, message: OutboundMessage): Promise<void> {
+  async function deliver(
+    job: Job,
+    token: string | undefined,
+    to: ChannelAddress,
+    message: OutboundMessage,
+    notice?: Notice,
+  ): Promise<void> {
     // Puts the job back to wait, and in its chat's line so that no later delivery overtakes it.
     const wait = async (ms: number): Promise<never> => {
       await lines.join(to, job);
@@ -68,8 +81,12 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     await lines.alone(to, async () => {
       if (await lines.behind(to, job)) await wait(BEHIND_MS);
       try {
-        await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown));
+        await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown), notice?.text);
       } catch (error) {
+        if (notice && error instanceof OutsideWindowError) {
+          await lines.leave(to, job);
+          return notice.outsideWindow();
+        }
         if (error instanceof ChannelApiError && error.status === 429 && error.retryAfterMs !== undefined) {
           // Rescheduled rather than slept on: the worker slot is free meanwhile.
           if (Date.now() - job.timestamp < THROTTLED_AT_MOST_MS) await wait(error.retryAfterMs);
@@ -93,8 +110,23 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     reply: ({ to, text }, job, token) => deliver(job, token, to, { text }),
     notify: async ({ userId, text }, job, token) => {
       const to = await lastUsedAddress(db, userId, enabledChannels(clients));
-      if (to) await deliver(job, token, to, { text });
-      else logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
+      if (!to) {
+        logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
+        return;
+      }
+      const outsideWindow = () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text });
+      await deliver(job, token, to, { text }, { text, outsideWindow });
+    },
+    'resend-notice': async ({ userId, to, text }, job, token) => {
+      const { WHATSAPP_NOTICE_TEMPLATE: name, WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: language } = runtime.config;
+      if (name) return deliver(job, token, to, { text, template: { name, language } });
+      const other = await lastUsedAddress(db, userId, enabledChannels(clients), [to.channel]);
+      if (other) return deliver(job, token, other, { text });
+      // Never the text: it is the user's.
+      logger.warn(
+        { jobId: job.id },
+        'a notice WhatsApp refused outside its 24-hour window was not sent: the user has no other chat; set WHATSAPP_NOTICE_TEMPLATE to send it as a template',
+      );
     },
     // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
     transcribe: createTranscriptionHandler(runtime, new Transcriber(runtime.config)),

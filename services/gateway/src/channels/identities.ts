@@ -150,14 +150,20 @@ export async function channelSessionKey(db: Queryable, userId: string, message: 
 /**
  * The direct chat of the identity the user wrote from most recently, among `preferred` (the
  * channels this gateway sends on), else among the others: a gateway without the user's channel
- * hands the delivery back for one that has it, as with any delivery. None while an admin has
- * disabled the user: a notice queued before that is not sent.
+ * hands the delivery back for one that has it, as with any delivery. Never on an `excluded`
+ * channel (one that refused the notice). None while an admin has disabled the user: a notice
+ * queued before that is not sent.
  */
-export async function lastUsedAddress(db: Queryable, userId: string, preferred: ChannelName[]): Promise<ChannelAddress | undefined> {
+export async function lastUsedAddress(
+  db: Queryable,
+  userId: string,
+  preferred: ChannelName[],
+  excluded: ChannelName[] = [],
+): Promise<ChannelAddress | undefined> {
   const found = await db.query<{ channel: ChannelName; external_id: string }>(
     `SELECT i.channel, i.external_id FROM channel_identities i JOIN users u ON u.id = i.user_id AND u.disabled_at IS NULL
-     WHERE i.user_id = $1 ORDER BY i.channel = ANY($2) DESC, i.last_seen_at DESC LIMIT 1`,
-    [userId, preferred],
+     WHERE i.user_id = $1 AND i.channel <> ALL($3) ORDER BY i.channel = ANY($2) DESC, i.last_seen_at DESC LIMIT 1`,
+    [userId, preferred, excluded],
   );
   const row = found.rows[0];
   return row ? directAddress(row.channel, row.external_id) : undefined;

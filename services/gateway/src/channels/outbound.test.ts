@@ -27,4 +27,10 @@ describe('outboundParts', () => {
   it('sends nothing for an empty answer', () => {
     expect(outboundParts({ text: '  ' }, telegram)).toEqual([]);
   });
+
+  it('sends a template message as one part whatever its length: its client fits the parameter', () => {
+    const template = { name: 'reminder_notice', language: 'en' };
+    expect(outboundParts({ text: 'x '.repeat(3_000), template }, whatsapp)).toEqual([{ text: 'x '.repeat(3_000), template }]);
+    expect(outboundParts({ text: ' ', template }, whatsapp)).toEqual([]);
+  });
 });

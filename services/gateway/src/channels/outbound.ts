@@ -1,6 +1,6 @@
 import { eventSchemas, splitText, type JobData, type Queryable } from '@assistant/shared';
 import { approvalButtons, continueButtons } from './buttons';
-import type { Button, ChannelSender, MarkdownFormatter, OutboundPart } from './channel-types';
+import type { Button, ChannelSender, MarkdownFormatter, MessageTemplate, OutboundPart } from './channel-types';
 
 /** What a chat is sent: text, and buttons under its last part. */
 export interface OutboundMessage {
@@ -8,6 +8,8 @@ export interface OutboundMessage {
   /** The model's answer is Markdown; our own texts (approvals, replies) are plain and sent as written. */
   markdown?: boolean;
   buttons?: Button[];
+  /** Sent as one template message, whose parameter the channel's client fits to the template's rules. */
+  template?: MessageTemplate;
 }
 
 /**
@@ -47,6 +49,7 @@ export function outboundParts(
   formatMarkdown?: MarkdownFormatter,
 ): OutboundPart[] {
   if (message.text.trim() === '') return [];
+  if (message.template) return [{ text: message.text, template: message.template }];
   const limit = message.buttons ? limits.withButtons : limits.text;
   const parts: OutboundPart[] =
     message.markdown && formatMarkdown ? formatMarkdown(message.text, limit) : splitText(message.text, limit).map((text) => ({ text }));

@@ -1,8 +1,9 @@
 import { recipientOf, type ChannelAddress } from '@assistant/shared';
-import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { ChannelApiError, OutsideWindowError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { whatsappMarkup } from '../format/markup';
-import { graphError, isBsuid, whatsappSendResponse } from './whatsapp.schemas';
+import { graphError, isBsuid, OUTSIDE_WINDOW_CODE, whatsappSendResponse } from './whatsapp.schemas';
+import { templateContent } from './whatsapp.template';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 /** Graph error codes that mean "too many messages, slow down" although the HTTP status is not 429. */
@@ -26,18 +27,10 @@ export class WhatsAppClient implements ChannelSender {
     formatParts(markdown, [whatsappMarkup], limit).map(([text = '']) => ({ text }));
 
   async send(to: ChannelAddress, part: OutboundPart): Promise<string> {
-    const content = part.buttons
-      ? {
-          type: 'interactive',
-          interactive: {
-            type: 'button',
-            body: { text: part.text },
-            // At most 3 reply buttons, titles of at most 20 characters.
-            action: { buttons: part.buttons.slice(0, 3).map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title.slice(0, 20) } })) },
-          },
-        }
-      : { type: 'text', text: { body: part.text } };
-    const body = await this.post({ messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee(to), ...content }, 'send');
+    const body = await this.post(
+      { messaging_product: 'whatsapp', recipient_type: 'individual', ...addressee(to), ...content(part) },
+      'send',
+    );
     const sent = whatsappSendResponse.safeParse(body);
     if (!sent.success) throw new ChannelApiError('whatsapp send answered an unexpected result', 502);
     return (sent.data.messages[0] as { id: string }).id;
@@ -63,7 +56,8 @@ export class WhatsAppClient implements ChannelSender {
       const error = graphError.safeParse(body);
       const code = error.success ? error.data.error.code : undefined;
       const limited = res.status === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code));
-      throw new ChannelApiError(
+      const Refusal = code === OUTSIDE_WINDOW_CODE ? OutsideWindowError : ChannelApiError;
+      throw new Refusal(
         `whatsapp ${what} failed: ${res.status}${code !== undefined ? ` (code ${code})` : ''} ${error.success ? (error.data.error.message ?? '') : ''}`.trim(),
         limited ? 429 : res.status,
         retryAfterMs(res.headers.get('retry-after')),
@@ -71,6 +65,21 @@ export class WhatsAppClient implements ChannelSender {
     }
     return body;
   }
+}
+
+/** A part's `type` and its content: a template, reply buttons under a body, or plain text. */
+function content(part: OutboundPart): Record<string, unknown> {
+  if (part.template) return templateContent(part.template, part.text);
+  if (!part.buttons) return { type: 'text', text: { body: part.text } };
+  return {
+    type: 'interactive',
+    interactive: {
+      type: 'button',
+      body: { text: part.text },
+      // At most 3 reply buttons, titles of at most 20 characters.
+      action: { buttons: part.buttons.slice(0, 3).map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title.slice(0, 20) } })) },
+    },
+  };
 }
 
 /**

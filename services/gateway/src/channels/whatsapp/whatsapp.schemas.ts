@@ -58,7 +58,16 @@ const changeValue = z.looseObject({
     )
     .optional(),
   messages: z.array(whatsappMessage).optional(),
-  statuses: z.array(z.looseObject({ id: z.string(), status: z.string() })).optional(),
+  // Only a failed send's error codes are read; anything else a status carries is let through.
+  statuses: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        status: z.string(),
+        errors: z.array(z.looseObject({ code: z.number().optional() })).optional(),
+      }),
+    )
+    .optional(),
 });
 
 export const whatsappWebhook = z.looseObject({
@@ -80,6 +89,12 @@ export const verifyQuery = z.object({
 
 /** The answer to a send: the new message's id. */
 export const whatsappSendResponse = z.looseObject({ messages: z.array(z.looseObject({ id: z.string() })).min(1) });
+
+/**
+ * Graph's error for a free-form message outside the 24-hour customer-service window ("Re-engagement
+ * message"): in a send's answer, or later in a `failed` status of a message it had accepted.
+ */
+export const OUTSIDE_WINDOW_CODE = 131047;
 
 export const graphError = z.looseObject({
   error: z.looseObject({ message: z.string().optional(), code: z.number().optional() }),

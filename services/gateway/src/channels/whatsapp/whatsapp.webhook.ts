@@ -10,8 +10,10 @@ import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import { resendRefusedMessage } from '../notice-resend';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
+import { refusedOutsideWindow } from './whatsapp.statuses';
 
 export const whatsappApi = defineRoutes({
   verifySubscription: {
@@ -102,6 +104,8 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
           const result = await acceptInbound(runtime, message);
           if (message.content.kind === 'button') await answerRefusedPress(runtime, result);
         }
+        // Status callbacks are ignored but for a message refused outside the 24-hour window.
+        for (const messageId of refusedOutsideWindow(payload)) await resendRefusedMessage(runtime, messageId);
         res.sendStatus(200);
       },
     },
