@@ -33,7 +33,6 @@ let api: Api;
 const TG_SECRET = 'tg-webhook_secret-1';
 const WA_APP_SECRET = 'wa-app-secret';
 const WA_VERIFY = 'wa-verify-token';
-const WA_TOKEN = 'wa-access-token';
 const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 const UNSUPPORTED = 'I can only read text messages';
 const LONG = Array.from({ length: 1_700 }, (_, i) => `word${String(i).padStart(4, '0')}`)
@@ -59,11 +58,7 @@ beforeAll(async () => {
       TELEGRAM_BOT_TOKEN: '123456:test-token',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,
-      WHATSAPP_ACCESS_TOKEN: WA_TOKEN,
-      WHATSAPP_APP_SECRET: WA_APP_SECRET,
-      WHATSAPP_VERIFY_TOKEN: WA_VERIFY,
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
-      WHATSAPP_API_BASE_URL: graph.url,
+      ...graph.settings(WA_APP_SECRET, WA_VERIFY),
     },
   });
   api = new Api(system.url);
@@ -128,6 +123,16 @@ const turnsOf = async (channel: string, externalId: string) =>
     )
   ).rows;
 const texts = (calls: { body: any }[]) => calls.map((call) => call.body.text);
+/** A Telegram chat and a WhatsApp number of their own, both linked to `user` with `/link`, each confirmed. */
+async function linkTelegramAndWhatsApp(user: Api): Promise<{ chat: number; waId: string }> {
+  const chat = nextId();
+  const waId = `55119${nextId()}`;
+  expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+  await system.waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
+  expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+  await system.waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+  return { chat, waId };
+}
 
 describe('Telegram', () => {
   it('turns an update with the right secret into one answer; a redelivery adds nothing', async () => {
@@ -408,7 +413,7 @@ describe('WhatsApp', () => {
     await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
     const [reply] = graph.received(waId);
     expect(reply?.path).toBe(`/${PHONE_ID}/messages`);
-    expect(reply?.authorization).toBe(`Bearer ${WA_TOKEN}`);
+    expect(reply?.authorization).toBe(`Bearer ${graph.token}`);
     expect(reply?.body).toMatchObject({ messaging_product: 'whatsapp', to: waId, type: 'text', text: { body: 'echo: olá' } });
 
     expect((await postWhatsApp(raw)).status).toBe(200);
@@ -651,12 +656,7 @@ describe('identities', () => {
 
   it('delivers a notify job to the identity used last, once even when the job is queued again', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Notified' });
-    const chat = nextId();
-    const waId = `55119${nextId()}`;
-    expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await system.waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
-    expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await system.waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+    const { chat, waId } = await linkTelegramAndWhatsApp(user);
 
     const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
     const queue = new Queue('deliveries', { connection, prefix: system.prefix });
@@ -719,12 +719,7 @@ describe('a notice outside the 24-hour window, without WHATSAPP_NOTICE_TEMPLATE'
 
   it("goes to the user's Telegram instead", async () => {
     const user = await api.createUser(system.adminToken, { name: 'Two chats' });
-    const chat = nextId();
-    const waId = `55119${nextId()}`;
-    expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await system.waitFor(() => telegram.received(chat).length === 1, 'the Telegram confirmation');
-    expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
-    await system.waitFor(() => graph.received(waId).length === 1, 'the WhatsApp confirmation');
+    const { chat, waId } = await linkTelegramAndWhatsApp(user);
 
     await refusedNotice(user.userId, waId, 'Call mom\nat 18:00');
     expect(telegram.received(chat).at(-1)?.body.text).toBe('Call mom\nat 18:00');

@@ -4,7 +4,6 @@ import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
-import { whatsappText } from './helpers/channel-fixtures';
 import { ChannelWebhooks, type WhatsAppSender } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
@@ -20,7 +19,6 @@ let db: pg.Pool;
 let api: Api;
 
 const WA_APP_SECRET = 'wa-app-secret';
-const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 
 beforeAll(async () => {
   await Promise.all([model.start(), graph.start()]);
@@ -35,11 +33,7 @@ beforeAll(async () => {
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
-      WHATSAPP_ACCESS_TOKEN: graph.token,
-      WHATSAPP_APP_SECRET: WA_APP_SECRET,
-      WHATSAPP_VERIFY_TOKEN: 'wa-verify-token',
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
-      WHATSAPP_API_BASE_URL: graph.url,
+      ...graph.settings(WA_APP_SECRET),
     },
   });
   api = new Api(system.url);

@@ -4,7 +4,6 @@ import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
 import { FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
-import { whatsappText } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
@@ -24,7 +23,6 @@ let queue: Queue;
 let events: QueueEvents;
 
 const WA_APP_SECRET = 'wa-app-secret';
-const PHONE_ID = whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string;
 const TEMPLATE = { name: 'reminder_notice', language: { code: 'pt_BR' } };
 
 beforeAll(async () => {
@@ -34,11 +32,7 @@ beforeAll(async () => {
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
-      WHATSAPP_ACCESS_TOKEN: graph.token,
-      WHATSAPP_APP_SECRET: WA_APP_SECRET,
-      WHATSAPP_VERIFY_TOKEN: 'wa-verify-token',
-      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
-      WHATSAPP_API_BASE_URL: graph.url,
+      ...graph.settings(WA_APP_SECRET),
       WHATSAPP_NOTICE_TEMPLATE: TEMPLATE.name,
       WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: TEMPLATE.language.code,
     },

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { LocalHttpServer } from '../../scripts/lib/local-http-server';
+import { whatsappText } from './channel-fixtures';
 
 /** What Meta says of a free-form message outside the 24-hour window, in a send's answer or a failed status. */
 export const REENGAGEMENT = {
@@ -43,6 +44,17 @@ export class FakeGraph extends LocalHttpServer {
 
   get url(): string {
     return this.baseUrl;
+  }
+
+  /** The gateway's WhatsApp settings for this server, its webhooks signed with `appSecret`, from the fixtures' number. */
+  settings(appSecret: string, verifyToken = 'wa-verify-token'): Record<string, string> {
+    return {
+      WHATSAPP_ACCESS_TOKEN: this.token,
+      WHATSAPP_APP_SECRET: appSecret,
+      WHATSAPP_VERIFY_TOKEN: verifyToken,
+      WHATSAPP_PHONE_NUMBER_ID: whatsappText.entry[0]?.changes[0]?.value.metadata.phone_number_id as string,
+      WHATSAPP_API_BASE_URL: this.url,
+    };
   }
 
   protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
