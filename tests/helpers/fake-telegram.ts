@@ -23,6 +23,7 @@ export class FakeTelegram extends LocalHttpServer {
   readonly calls: TelegramCall[] = [];
   readonly bot = { id: 7000000001, is_bot: true, first_name: 'Nexo', username: 'nexo_test_bot' };
   private readonly failures = new Map<string, Canned[]>();
+  private readonly holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
   /** Files a bot can download (getFile, then /file/bot<token>/<path>), by file_id. */
   private readonly files = new Map<string, { path: string; data: string }>();
   private messageId = 1;
@@ -57,6 +58,19 @@ export class FakeTelegram extends LocalHttpServer {
       description: `Too Many Requests: retry after ${retryAfterSeconds}`,
       parameters: { retry_after: retryAfterSeconds },
     });
+  }
+
+  /**
+   * The chat's next sendMessage is answered only once `release` is called (a slow provider): it is
+   * in flight from `arrived` until then.
+   */
+  hold(chatId: string | number): { arrived: Promise<void>; release: () => void } {
+    let release = () => undefined as void;
+    let arrived = () => undefined as void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.set(String(chatId), { arrived, released });
+    return { arrived: arrival, release };
   }
 
   /** sendMessage calls to a chat, answered or not. */
@@ -103,6 +117,12 @@ export class FakeTelegram extends LocalHttpServer {
       });
     }
     if (method === 'sendMessage') {
+      const held = this.holds.get(String(body.chat_id));
+      if (held) {
+        this.holds.delete(String(body.chat_id));
+        held.arrived();
+        return void held.released.then(() => this.handle(req, raw, res));
+      }
       const canned = this.failures.get(String(body.chat_id))?.shift();
       if (canned) return reply(canned.status, canned.body);
       const message = {

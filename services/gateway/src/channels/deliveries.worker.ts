@@ -79,6 +79,9 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       throw new UnrecoverableError(`${to.channel} is not configured on the gateways that took this delivery`);
     }
     await lines.alone(to, async () => {
+      // In the line from its first look, not only once it waits: another gateway taking the chat's
+      // next delivery while this one is in flight (and about to get a 429) must see it.
+      await lines.join(to, job);
       if (await lines.behind(to, job)) await wait(BEHIND_MS);
       try {
         await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown), notice?.text);

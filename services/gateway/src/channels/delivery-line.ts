@@ -7,12 +7,11 @@ const LINE_TTL_MS = 24 * 3_600_000;
 /**
  * A chat's deliveries go out in the order they were queued (docs/channels.md#delivery).
  *
- * Jobs leave the queue in order, so a delivery can only be overtaken while it waits: out for a
- * 429's `retry_after`, a retry's backoff, or handed back by a gateway without its channel. A
- * delivery that waits joins its chat's line, a sorted set scored by when it was queued; one that
- * finds an earlier delivery in the line joins it too and waits behind it. Within one gateway a
- * chat's deliveries also run one at a time, so a 429 is in the line before the chat's next
- * delivery looks.
+ * Jobs leave the queue in order, so a delivery can only be overtaken while it is in flight on
+ * another gateway or waits: out for a 429's `retry_after`, a retry's backoff, or handed back by a
+ * gateway without its channel. A delivery joins its chat's line, a sorted set scored by when it
+ * was queued, when it is taken, and stays there until it ends; one that finds an earlier delivery
+ * in the line waits behind it. Within one gateway a chat's deliveries also run one at a time.
  */
 export class DeliveryLines {
   private readonly running = new Map<string, Promise<unknown>>();
@@ -59,9 +58,9 @@ export class DeliveryLines {
       .exec();
   }
 
-  /** Takes `job` out of the chat's line: a job on its first pickup has not joined it. */
+  /** Takes `job` out of the chat's line. */
   async leave(to: ChannelAddress, job: Job): Promise<void> {
-    if (job.attemptsStarted > 1) await this.redis.zrem(this.key(to), job.id as string);
+    await this.redis.zrem(this.key(to), job.id as string);
   }
 
   private async pending(jobId: string): Promise<boolean> {
