@@ -158,6 +158,28 @@ describe('a user who hides their number', () => {
     expect((await admin.request('DELETE', `/v1/admin/users/${turn?.user_id}`)).status).toBe(202);
     await system.waitFor(async () => (await sentTo(full.phone, full.bsuid)) === 0, 'the deliveries erased');
   });
+
+  it('erases what was sent at their BSUID after their number showed (an answer queued before it)', async () => {
+    const full = { phone: phone(), bsuid: bsuid() };
+    const first = await say({ bsuid: full.bsuid }, 'hidden');
+    await system.waitFor(async () => (await sentTo(full.bsuid)) === 1, 'the answer at the BSUID');
+    await say(full, 'shown');
+    await system.waitFor(async () => (await sentTo(full.phone)) === 2, 'both answers recorded under the number');
+    const turn = await turnOf(first);
+
+    // An answer queued for the BSUID before the number showed goes out after it, recorded under the BSUID.
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const queue = new Queue('deliveries', { connection, prefix: system.prefix });
+    try {
+      await queue.add('reply', { to: { channel: 'whatsapp', wa_id: full.bsuid }, text: 'late' }, { jobId: `reply.${randomUUID()}` });
+      await system.waitFor(async () => (await sentTo(full.bsuid)) === 1, 'the late answer recorded under the BSUID');
+    } finally {
+      await queue.close();
+    }
+    const admin = new Api(system.url, system.adminToken);
+    expect((await admin.request('DELETE', `/v1/admin/users/${turn?.user_id}`)).status).toBe(202);
+    await system.waitFor(async () => (await sentTo(full.phone, full.bsuid)) === 0, 'the deliveries erased');
+  });
 });
 
 describe('a user who changes their number', () => {

@@ -13,9 +13,10 @@ export async function markErasing(db: Queryable, userId: string): Promise<boolea
   if (marked.rowCount !== 1) return false;
   await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, NOW()) WHERE user_id = $1', [userId]);
   // What was sent to their private chats names their chat id, phone number or BSUID: it goes with them.
+  // An identity known by its BSUID before its number showed may have answers recorded under either.
   await db.query(
     `DELETE FROM deliveries d USING channel_identities i
-     WHERE i.user_id = $1 AND d.channel = i.channel AND d.recipient = i.external_id`,
+     WHERE i.user_id = $1 AND d.channel = i.channel AND (d.recipient = i.external_id OR d.recipient = i.bsuid)`,
     [userId],
   );
   await db.query('DELETE FROM channel_identities WHERE user_id = $1', [userId]);
