@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { LocalHttpServer } from '../../scripts/lib/local-http-server';
 import { whatsappText } from './channel-fixtures';
@@ -28,6 +29,8 @@ export class FakeGraph extends LocalHttpServer {
   readonly outsideWindow = new Set<string>();
   private readonly media = new Map<string, { mimeType: string; data: string }>();
   private messageId = 1;
+  /** Test files share one database: each fake's message ids are its own, as Meta's are unique, so a status finds only its message. */
+  private readonly messageIdPrefix = `wamid.fake.${randomUUID().slice(0, 8)}.`;
 
   /** Makes a media object (a voice note, an image) downloadable under its id. */
   addMedia(mediaId: string, mimeType: string, data: string): void {
@@ -68,7 +71,7 @@ export class FakeGraph extends LocalHttpServer {
     // Meta reads `to` (a phone number) first; `recipient` is a BSUID.
     const refused = ok && body.type !== 'template' && this.outsideWindow.has(body.to ?? body.recipient);
     const status = !ok ? 404 : refused ? 400 : 200;
-    const messageId = status === 200 ? `wamid.fake${this.messageId++}` : undefined;
+    const messageId = status === 200 ? `${this.messageIdPrefix}${this.messageId++}` : undefined;
     this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now(), messageId });
     const payload =
       status === 200
