@@ -18,8 +18,10 @@ import { DeliveryLines } from './delivery-line';
 import { queueNoticeResend } from './notice-resend';
 
 /** A gateway without the delivery's channel hands it back at most this many times, this soon. */
-const MAX_STARTS = 50;
+const MAX_HAND_BACKS = 50;
 const HAND_BACK_MS = 200;
+/** How long a delivery's count of hand-backs is kept: far longer than its hand-backs take. */
+const HAND_BACKS_TTL_MS = 24 * 3_600_000;
 /** How soon a delivery waiting behind an earlier one of its chat looks again. */
 const BEHIND_MS = 500;
 /** A provider that keeps answering 429 is given up on once a delivery has waited this long. */
@@ -40,6 +42,16 @@ interface Notice {
 export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients): JobProcessor<'deliveries'> {
   const { db, logger } = runtime;
   const lines = new DeliveryLines(runtime.redis, runtime.queues.deliveries, runtime.config.QUEUE_PREFIX);
+
+  /**
+   * Counts the job's hand-backs apart from its pickups (`attemptsStarted`), which its waits in its
+   * chat's line add to: a delivery that waited behind a 429 must not fail once it is handed back.
+   */
+  async function handBacks(job: Job): Promise<number> {
+    const key = `${runtime.config.QUEUE_PREFIX}:hand-backs:${job.id}`;
+    const replies = await runtime.redis.multi().incr(key).pexpire(key, HAND_BACKS_TTL_MS).exec();
+    return Number(replies?.[0]?.[1]);
+  }
 
   async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[], notice?: string): Promise<void> {
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
@@ -74,7 +86,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     if (!sender) {
       // Every gateway takes deliveries: one without this channel's settings (a copy set up apart,
       // a settings change rolling out) hands the job back for a gateway that has them.
-      if (job.attemptsStarted < MAX_STARTS) await wait(HAND_BACK_MS);
+      if ((await handBacks(job)) <= MAX_HAND_BACKS) await wait(HAND_BACK_MS);
       await lines.leave(to, job);
       throw new UnrecoverableError(`${to.channel} is not configured on the gateways that took this delivery`);
     }
