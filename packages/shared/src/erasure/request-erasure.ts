@@ -14,9 +14,11 @@ export async function markErasing(db: Queryable, userId: string): Promise<boolea
   await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, NOW()) WHERE user_id = $1', [userId]);
   // What was sent to their private chats names their chat id, phone number or BSUID: it goes with them.
   // An identity known by its BSUID before its number showed may have answers recorded under either.
+  // Their addresses as rows, so each is found through idx_deliveries_recipient (an OR in the join reads the whole table).
   await db.query(
-    `DELETE FROM deliveries d USING channel_identities i
-     WHERE i.user_id = $1 AND d.channel = i.channel AND (d.recipient = i.external_id OR d.recipient = i.bsuid)`,
+    `DELETE FROM deliveries WHERE (channel, recipient) IN (
+       SELECT channel, external_id FROM channel_identities WHERE user_id = $1
+       UNION ALL SELECT channel, bsuid FROM channel_identities WHERE user_id = $1 AND bsuid IS NOT NULL)`,
     [userId],
   );
   await db.query('DELETE FROM channel_identities WHERE user_id = $1', [userId]);
