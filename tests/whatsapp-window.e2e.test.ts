@@ -122,6 +122,37 @@ describe('a notice outside the 24-hour window', () => {
     expect(graph.received(waId)).toHaveLength(3);
   });
 
+  it('reported failed after an admin disabled its user is not sent again', async () => {
+    const { userId, waId } = await whatsappUser();
+    const job = await notify(userId, 'Water the plants');
+    const sent = graph.received(waId).at(-1);
+    const admin = new Api(system.url, system.adminToken);
+    expect((await admin.patch(`/v1/admin/users/${userId}`, { disabled: true })).status).toBe(200);
+
+    expect((await webhooks.postWhatsApp(webhooks.waFailedStatus(sent?.messageId as string, waId))).status).toBe(200);
+    await resent(job.id as string);
+    expect(templatesTo(waId)).toHaveLength(0);
+  });
+
+  it('sent at the BSUID of a user whose number showed meanwhile, and reported failed, is sent again to the number', async () => {
+    const person = { phone: `55119${webhooks.nextId()}`, bsuid: `BR.${webhooks.nextId()}` };
+    expect((await webhooks.postWhatsApp(webhooks.waMessage(person, { type: 'text', text: { body: 'hi' } }))).status).toBe(200);
+    await system.waitFor(() => graph.received(person.phone)[0], 'the answer at the number');
+    // A notice that was on its way to the BSUID while the number showed is recorded under the BSUID.
+    const notifyJobId = `notify.${randomUUID()}`;
+    const messageId = `wamid.${randomUUID()}`;
+    await db.query(
+      `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
+       VALUES ($1, 0, 'whatsapp', $2, $3, 'Take the pill')`,
+      [notifyJobId, person.bsuid, messageId],
+    );
+
+    expect((await webhooks.postWhatsApp(webhooks.waFailedStatus(messageId, person.bsuid))).status).toBe(200);
+    await system.waitFor(() => Job.fromId(queue, `resend-notice.${notifyJobId}`), 'the resend queued');
+    await resent(notifyJobId);
+    expect(templatesTo(person.phone).map((request) => request.body.template)).toEqual([template('Take the pill')]);
+  });
+
   it("sends a turn's answer reported failed for the window nothing more, and logs it", async () => {
     const waId = `55119${webhooks.nextId()}`;
     expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'hello'))).status).toBe(200);

@@ -16,6 +16,7 @@ import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound
 import { createTranscriptionHandler } from './voice-transcription.job';
 import { DeliveryLines } from './delivery-line';
 import { queueNoticeResend } from './notice-resend';
+import { isUserDisabled } from '../users/users.service';
 
 /** A gateway without the delivery's channel hands it back at most this many times, this soon. */
 const MAX_HAND_BACKS = 50;
@@ -24,7 +25,7 @@ const HAND_BACK_MS = 200;
 const HAND_BACKS_TTL_MS = 24 * 3_600_000;
 /** How soon a delivery waiting behind an earlier one of its chat looks again. */
 const BEHIND_MS = 500;
-/** A provider that keeps answering 429 is given up on once a delivery has waited this long. */
+/** A 429's retry_after is honoured this long after queueing; past it, a 429 is a failed attempt, retried with backoff like a 5xx. */
 const THROTTLED_AT_MOST_MS = 6 * 3_600_000;
 
 /** A notice's delivery: its text is recorded with its parts, and a refusal outside the chat's window is handed to `outsideWindow`. */
@@ -133,6 +134,8 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       await deliver(job, token, to, { text }, { text, outsideWindow });
     },
     'resend-notice': async ({ userId, to, text }, job, token) => {
+      // As for any notice (lastUsedAddress): an admin may have disabled the user since it was refused.
+      if (await isUserDisabled(db, userId)) return logger.info({ jobId: job.id }, 'notice not sent again: the user is disabled');
       const { WHATSAPP_NOTICE_TEMPLATE: name, WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: language } = runtime.config;
       if (name) return deliver(job, token, to, { text, template: { name, language } });
       const other = await lastUsedAddress(db, userId, enabledChannels(clients), [to.channel]);

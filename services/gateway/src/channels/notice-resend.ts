@@ -20,9 +20,10 @@ export async function queueNoticeResend(
  * approval) is only logged. One that is not ours, or whose user was erased, is left alone.
  */
 export async function resendRefusedMessage(runtime: Runtime, providerMessageId: string): Promise<void> {
-  const found = await runtime.db.query<{ delivery_key: string; recipient: string; notice: string | null; user_id: string }>(
-    `SELECT d.delivery_key, d.recipient, d.notice, i.user_id FROM deliveries d
-     JOIN channel_identities i ON i.channel = d.channel AND i.external_id = d.recipient
+  // Sent at a BSUID before the person's number showed, a notice is theirs still: the resend goes to their address now.
+  const found = await runtime.db.query<{ delivery_key: string; address: string; notice: string | null; user_id: string }>(
+    `SELECT d.delivery_key, i.external_id AS address, d.notice, i.user_id FROM deliveries d
+     JOIN channel_identities i ON i.channel = d.channel AND (i.external_id = d.recipient OR i.bsuid = d.recipient)
      WHERE d.channel = 'whatsapp' AND d.provider_message_id = $1 LIMIT 1`,
     [providerMessageId],
   );
@@ -35,6 +36,6 @@ export async function resendRefusedMessage(runtime: Runtime, providerMessageId: 
     );
     return;
   }
-  const data = { userId: row.user_id, to: directAddress('whatsapp', row.recipient), text: row.notice };
+  const data = { userId: row.user_id, to: directAddress('whatsapp', row.address), text: row.notice };
   await queueNoticeResend(runtime.queues, row.delivery_key, data);
 }
