@@ -1,6 +1,7 @@
 import type { DbClient, Queryable } from '../db';
 import { DEFAULT_PROFILE, PROFILE_SECTIONS, type Profile, type ProfileSection } from './profile-defaults';
-import { dropOldestMemory } from './profile-limits';
+import { clipText } from '../text';
+import { dropOldestMemory, MAX_PROFILE_SECTION_CHARS } from './profile-limits';
 
 export const PROFILE_COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
 
@@ -43,10 +44,16 @@ export async function ensureProfile(db: Queryable, userId: string): Promise<void
   );
 }
 
-/** The one write of a single section: `PUT /v1/profile/:section`, `update_profile` and appendMemory all come here. */
+/**
+ * The one write of a single section: `PUT /v1/profile/:section`, `update_profile` and appendMemory
+ * all come here. What it keeps fits what the PUT accepts, so `GET /v1/profile` can always be PUT
+ * back: `update_profile`'s refs, named, can make its text several times longer. MEMORY loses its
+ * oldest part (dropOldestMemory), another section its end.
+ */
 export async function saveProfileSection(db: Queryable, userId: string, section: ProfileSection, content: string): Promise<Profile> {
   const column = `${section}_content`;
-  return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: content }, `${column} = EXCLUDED.${column}`);
+  const kept = section === 'memory' ? dropOldestMemory(content) : clipText(content, MAX_PROFILE_SECTION_CHARS);
+  return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: kept }, `${column} = EXCLUDED.${column}`);
 }
 
 /** `POST /v1/profile/reset`: every section back to DEFAULT_PROFILE, MEMORY included. */

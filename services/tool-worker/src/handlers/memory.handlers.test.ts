@@ -122,6 +122,24 @@ describe('update_profile', () => {
     expect(await profile(user)).toEqual([{ soul_content: 'Cheerful and brief.', user_content: '', memory_content: '' }]);
   });
 
+  it('keeps a section within what PUT /v1/profile accepts when its refs, named, make it longer', async () => {
+    const user = await insertTestUser(harness.pool);
+    const title = 'A very long document title '.repeat(9);
+    const document = await harness.pool.query<{ id: string }>(
+      `INSERT INTO documents (id, user_id, title, title_key) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING id`,
+      [user.userId, title, title.toLowerCase()],
+    );
+    await harness.pool.query(`INSERT INTO session_refs (session_id, entity, n, entity_id) VALUES ($1, 'document', 1, $2)`, [
+      user.sessionId,
+      document.rows[0]?.id,
+    ]);
+    const result = await run('update_profile', { section: 'user', content: 'See document_1. '.repeat(1_200) }, user);
+    const [saved] = await profile(user);
+    expect(saved?.user_content?.length).toBeLessThanOrEqual(MAX_PROFILE_SECTION_CHARS);
+    expect(saved?.user_content?.startsWith(`See ${title}.`)).toBe(true);
+    expect(result).toMatchObject({ success: true, characters: saved?.user_content?.length });
+  });
+
   it('refuses an unknown section and content over the section cap', () => {
     expect(toolCatalog.update_profile.input.safeParse({ section: 'secrets', content: 'x' }).success).toBe(false);
     expect(toolCatalog.update_profile.input.safeParse({ section: 'user', content: 'x'.repeat(SECTION_CAP + 1) }).success).toBe(false);

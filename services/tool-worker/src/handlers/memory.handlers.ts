@@ -17,10 +17,10 @@ export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> =
   async update_profile(args, ctx) {
     // Every later session reads the profile, and numbers its refs afresh: it keeps names.
     const content = nameRefs(args.content, await sessionRefNames(ctx.db, ctx.sessionId));
-    await saveProfileSection(ctx.db, ctx.userId, args.section, content);
+    const saved = (await saveProfileSection(ctx.db, ctx.userId, args.section, content))[args.section];
     return ok(
-      `Profile section "${args.section}" replaced (${content.length} characters).`,
-      { section: args.section, characters: content.length },
+      `Profile section "${args.section}" replaced (${saved.length} characters).`,
+      { section: args.section, characters: saved.length },
       'The new text applies from your next step on.',
     );
   },
