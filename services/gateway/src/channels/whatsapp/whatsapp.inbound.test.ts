@@ -107,8 +107,17 @@ describe('whatsapp schemas and inbound mapping', () => {
   });
 
   it('tells a BSUID from a phone number by its form', () => {
-    for (const bsuid of ['BR.1502576394655843', 'US.ENT.11815799212886844830', 'PT.abc123']) expect(isBsuid(bsuid)).toBe(true);
-    for (const other of ['5511987654321', '+5511987654321', 'BR1502576394655843', 'BRA.1502576394655843', 'US.ENT.', 'BR.15-02'])
+    for (const bsuid of ['BR.1502576394655843', 'US.ENT.11815799212886844830', 'PT.abc123', `BR.${'9'.repeat(128)}`])
+      expect(isBsuid(bsuid)).toBe(true);
+    for (const other of [
+      '5511987654321',
+      '+5511987654321',
+      'BR1502576394655843',
+      'BRA.1502576394655843',
+      'US.ENT.',
+      'BR.15-02',
+      `BR.${'9'.repeat(129)}`,
+    ])
       expect(isBsuid(other)).toBe(false);
   });
 

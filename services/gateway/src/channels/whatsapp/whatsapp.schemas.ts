@@ -2,11 +2,13 @@ import { z } from 'zod';
 
 /**
  * A business-scoped user id (BSUID): the user's ISO 3166 alpha-2 country, a dot, `ENT.` for a
- * parent BSUID, then letters and digits (`BR.1502576394655843`, `US.ENT.11815799212886844830`).
+ * parent BSUID, then up to 128 letters and digits (`BR.1502576394655843`,
+ * `US.ENT.11815799212886844830`), as Meta documents it: a longer id is not one (one of kilobytes would not
+ * even fit the identities' unique index).
  * A phone number is digits only, so an address is one or the other by its form
  * (docs/channels.md#whatsapp-usernames-and-changed-numbers).
  */
-const bsuidSchema = z.string().regex(/^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]+$/);
+const bsuidSchema = z.string().regex(/^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]{1,128}$/);
 
 export function isBsuid(value: string): boolean {
   return bsuidSchema.safeParse(value).success;
