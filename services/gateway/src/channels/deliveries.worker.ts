@@ -28,12 +28,6 @@ const BEHIND_MS = 500;
 /** A 429's retry_after is honoured this long after queueing; past it, a 429 is a failed attempt, retried with backoff like a 5xx. */
 const THROTTLED_AT_MOST_MS = 6 * 3_600_000;
 
-/** A notice's delivery: its text is recorded with its parts, and a refusal outside the chat's window is handed to `outsideWindow`. */
-interface Notice {
-  text: string;
-  outsideWindow: () => Promise<void>;
-}
-
 /**
  * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
  * index) with the provider's message id, so a retry, a stalled job taken over or a re-queued
@@ -54,6 +48,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     return Number(replies?.[0]?.[1]);
   }
 
+  /** `notice`: the text of a notice, recorded with its parts so a refusal reported later can send it again. */
   async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[], notice?: string): Promise<void> {
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
     const sent = new Set(done.rows.map((row) => row.part));
@@ -70,16 +65,19 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     }
   }
 
+  /**
+   * `outsideWindow`, for a notice: what to do when the chat's provider refuses it outside its
+   * window (WhatsApp's 24 hours) instead of failing.
+   */
   async function deliver(
     job: Job,
     token: string | undefined,
     to: ChannelAddress,
     message: OutboundMessage,
-    notice?: Notice,
+    outsideWindow?: () => Promise<void>,
   ): Promise<void> {
-    // Puts the job back to wait, and in its chat's line so that no later delivery overtakes it.
+    // Puts the job back to wait, holding its place in its chat's line: no later delivery overtakes it.
     const wait = async (ms: number): Promise<never> => {
-      await lines.join(to, job);
       await job.moveToDelayed(Date.now() + ms, token);
       throw new DelayedError();
     };
@@ -87,7 +85,10 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     if (!sender) {
       // Every gateway takes deliveries: one without this channel's settings (a copy set up apart,
       // a settings change rolling out) hands the job back for a gateway that has them.
-      if ((await handBacks(job)) <= MAX_HAND_BACKS) await wait(HAND_BACK_MS);
+      if ((await handBacks(job)) <= MAX_HAND_BACKS) {
+        await lines.join(to, job);
+        await wait(HAND_BACK_MS);
+      }
       await lines.leave(to, job);
       throw new UnrecoverableError(`${to.channel} is not configured on the gateways that took this delivery`);
     }
@@ -97,11 +98,12 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       await lines.join(to, job);
       if (await lines.behind(to, job)) await wait(BEHIND_MS);
       try {
-        await sendParts(job.id as string, to, sender, outboundParts(message, sender.limits, sender.formatMarkdown), notice?.text);
+        const parts = outboundParts(message, sender.limits, sender.formatMarkdown);
+        await sendParts(job.id as string, to, sender, parts, outsideWindow ? message.text : undefined);
       } catch (error) {
-        if (notice && error instanceof OutsideWindowError) {
+        if (outsideWindow && error instanceof OutsideWindowError) {
           await lines.leave(to, job);
-          return notice.outsideWindow();
+          return outsideWindow();
         }
         if (error instanceof ChannelApiError && error.status === 429 && error.retryAfterMs !== undefined) {
           // Rescheduled rather than slept on: the worker slot is free meanwhile.
@@ -109,12 +111,8 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
         }
         // The provider refused this message (a user who blocked the bot): asking again changes nothing.
         const refused = error instanceof ChannelApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
-        if (!refused && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
-          // BullMQ retries it after its backoff; meanwhile it holds its place.
-          await lines.join(to, job);
-          throw error;
-        }
-        await lines.leave(to, job);
+        // BullMQ retries it after its backoff, and meanwhile it holds its place; the last attempt leaves.
+        if (refused || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await lines.leave(to, job);
         throw refused ? new UnrecoverableError(error.message) : error;
       }
       await lines.leave(to, job);
@@ -130,8 +128,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
         logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
         return;
       }
-      const outsideWindow = () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text });
-      await deliver(job, token, to, { text }, { text, outsideWindow });
+      await deliver(job, token, to, { text }, () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text }));
     },
     'resend-notice': async ({ userId, to, text }, job, token) => {
       // As for any notice (lastUsedAddress): an admin may have disabled the user since it was refused.
