@@ -447,6 +447,10 @@ describe('OfflinePlanner', () => {
       ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
       ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
       ['me lembra às 15 horas de ligar', { text: 'ligar', at: '2026-11-23T15:00:00' }],
+      // "às" typed without its accent; "as" before a count is still the article.
+      ['me lembre de beber agua as 15:00', { text: 'beber agua', at: '2026-11-23T15:00:00' }],
+      ['me lembra amanha as 9 de ligar para a mae', { text: 'ligar para a mae', at: '2026-11-24T09:00:00' }],
+      ['me lembre de pagar as 2 contas as 16:30', { text: 'pagar as 2 contas', at: '2026-11-23T16:30:00' }],
       ['me lembra em 2 horas de sair', { text: 'sair', at: '2026-11-23T12:00:00' }],
       ['me lembra dentro de meia hora de sair', { text: 'sair', at: '2026-11-23T10:30:00' }],
       ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: '2026-11-24T07:00:00' }],

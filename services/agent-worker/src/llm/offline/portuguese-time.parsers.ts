@@ -25,6 +25,17 @@ const hours: Parser = {
   extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
 };
 
+/**
+ * "as 15:00", "amanha as 9 de ...": "às" typed without its accent, read as chrono reads "às 9".
+ * A bare hour must end the time phrase (before a connector, punctuation or the end), so the
+ * article in "pagar as 2 contas" stays text.
+ */
+const unaccentedAt: Parser = {
+  pattern: () =>
+    new RegExp(String.raw`${START}as\s+(?:${HOUR}:${MINUTE}|${HOUR}(?=\s*(?:$|[^\p{L}\s]|(?:de|da|do|pra|para|e)${END})))${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? 0) }),
+};
+
 const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
   min: 'minute',
   minuto: 'minute',
@@ -55,6 +66,6 @@ const relative: Parser = {
 /** chrono's casual Portuguese with the forms above. */
 export function portugueseTimeParser(): Chrono {
   const parser = pt.casual.clone();
-  parser.parsers.push(hours, relative);
+  parser.parsers.push(hours, unaccentedAt, relative);
   return parser;
 }
