@@ -457,6 +457,8 @@ describe('OfflinePlanner', () => {
       ['novo lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: '2026-11-24T22:00:00' }],
       ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: '2026-11-24T08:00:00' }],
       ['remind me to log in at 9', { text: 'log in', at: '2026-11-24T09:00:00' }],
+      ['remind me to call Ana at noon', { text: 'call Ana', at: '2026-11-23T12:00:00' }],
+      ['remind me to call Ana at 2026-12-01 10:00', { text: 'call Ana', at: '2026-12-01T10:00:00' }],
       // Dates.
       ['remind me to call Ana on December 24 at 10:00', { text: 'call Ana', at: '2026-12-24T10:00:00' }],
       ['remind me to call Ana at 10:00 on 2026-12-01', { text: 'call Ana', at: '2026-12-01T10:00:00' }],

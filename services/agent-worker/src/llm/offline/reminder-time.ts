@@ -144,8 +144,9 @@ function withoutSpans(raw: string, spans: Span[]): string {
   return text.slice(start, Math.max(start, skipBack(text, text.length, ',;:-')));
 }
 
-// Words that belonged to a removed time phrase chrono did not take in: "on" December 24, "no dia" 24.
-const DANGLING = new Set(['on', 'no', 'na', 'em', 'dia']);
+// Words that belonged to a removed time phrase chrono did not take in: "on" December 24, "no dia" 24,
+// "at" noon, "at" 2026-12-01 09:00.
+const DANGLING = new Set(['at', 'on', 'no', 'na', 'em', 'dia']);
 
 function withoutDanglingWords(segment: string): string {
   let rest = segment.trimEnd();
