@@ -33,6 +33,9 @@ const GOAL = 'goal|meta|objetivo';
 const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias';
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
 
+// "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
+const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
+
 const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(?:${nouns})`;
 const listing = (tool: string, nouns: string): Command => ({
   tool,
@@ -57,13 +60,13 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_folder',
     start: verb(CREATE, FOLDER),
-    rest: String.raw`\s+(?<name>.+?)(?:\s+(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)\s+(?<parent>.+))?`,
+    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:\s+(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)\s+(?<parent>.+))?`,
     build: (v) => ({ name: v.name, parent_folder_id: v.parent }),
   },
   {
     tool: 'create_document',
     start: verb(CREATE, DOC),
-    rest: String.raw`\s+(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
+    rest: String.raw`${CALLED}\s+(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
     build: (v) => ({ title: v.title, folder_id: v.folder, content: v.content }),
   },
   rename('rename_folder', FOLDER, (v) => ({ folder_id: v.id, new_name: v.to })),
@@ -91,7 +94,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'save_habit',
     start: verb(CREATE, HABIT),
-    rest: String.raw`\s+(?<name>.+?)(?:\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
+    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
     build: (v) => ({ name: v.name, frequency: v.daily ? 'daily' : v.weekly ? 'weekly' : undefined }),
   },
   rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
@@ -114,7 +117,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    rest: String.raw`\s+(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
+    rest: String.raw`${CALLED}\s+(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
     build: (v) => ({ title: v.title, target_date: v.date }),
   },
   listing('list_goals', 'goals|metas|objetivos'),
