@@ -5,6 +5,8 @@ import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
 const REF_PATTERN = /^([a-z]+)_(\d+)$/;
 const MAX_CANDIDATES = 10;
+/** The column naming the folder an entity sits in, for the kinds that sit in folders. */
+const FOLDER_COLUMNS: Partial<Record<Entity, 'parent_id' | 'folder_id'>> = { folder: 'parent_id', document: 'folder_id' };
 /** `session_refs.n` is an INTEGER: a ref numbered past it was never given, and must not reach a query. */
 const MAX_REF_NUMBER = 2_147_483_647;
 
@@ -168,8 +170,9 @@ export class RefRegistry {
     }
     if (exact.rows.length > 1) {
       const candidates = await this.toCandidates(entity, exact.rows);
+      const places = await this.placesOf(entity, exact.rows, db);
       throw new ToolInputError(
-        `"${name}" matches ${exact.rows.length} ${noun}s.${listCandidates(candidates)}`,
+        `"${name}" matches ${exact.rows.length} ${noun}s.${listCandidates(candidates, places)}`,
         `Pass the ref of the one you mean.`,
         candidates,
       );
@@ -203,6 +206,25 @@ export class RefRegistry {
     return this.toCandidates(entity, rows);
   }
 
+  /**
+   * Where each folder or document sits (` in "Work"`, ` at the top level`): same-named folders
+   * or documents differ only by their folder, and a list of identical names tells the model nothing.
+   */
+  private async placesOf(entity: Entity, rows: { id: string }[], db: Queryable): Promise<string[]> {
+    const column = FOLDER_COLUMNS[entity];
+    if (!column) return [];
+    const found = await db.query<{ id: string; folder: string | null }>(
+      `SELECT e.id, f.name AS folder FROM ${ENTITY_TABLES[entity].table} e LEFT JOIN folders f ON f.id = e.${column}
+       WHERE e.user_id = $1 AND e.id = ANY($2::uuid[])`,
+      [this.userId, rows.map((row) => row.id)],
+    );
+    const folders = new Map(found.rows.map((row) => [row.id, row.folder]));
+    return rows.map((row) => {
+      const folder = folders.get(row.id);
+      return folder ? ` in "${folder}"` : ' at the top level';
+    });
+  }
+
   private async toCandidates(entity: Entity, rows: { id: string; label: string }[]): Promise<Candidate[]> {
     const refs = await this.refsFor(
       entity,
@@ -212,7 +234,8 @@ export class RefRegistry {
   }
 }
 
-function listCandidates(candidates: Candidate[]): string {
+/** `places[i]`, when given, says where candidate i is (placesOf). */
+function listCandidates(candidates: Candidate[], places: string[] = []): string {
   if (candidates.length === 0) return '';
-  return ` Candidates: ${candidates.map((c) => `"${c.name}" [ID: ${c.ref}]`).join(', ')}.`;
+  return ` Candidates: ${candidates.map((c, i) => `"${c.name}"${places[i] ?? ''} [ID: ${c.ref}]`).join(', ')}.`;
 }

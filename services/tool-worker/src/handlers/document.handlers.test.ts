@@ -223,6 +223,11 @@ describe('move_document', () => {
       { ref: 'document_1', name: 'Plan' },
       { ref: 'document_2', name: 'Plan' },
     ]);
+    await createDocument(user, 'PLAN');
+    const threePlans = await run('delete_document', { document_id: 'Plan' }, user);
+    expect(threePlans.error).toBe(
+      '"Plan" matches 3 documents. Candidates: "Plan" in "A" [ID: document_1], "Plan" in "B" [ID: document_2], "PLAN" at the top level [ID: document_3].',
+    );
   });
 });
 

@@ -165,7 +165,10 @@ describe('rename_folder', () => {
         { ref: 'folder_4', name: 'Archive' },
       ]),
     );
-    expect(result.error).toContain('[ID: folder_3]');
+    // The names alone are the same: each candidate says which folder it is in.
+    expect(result.error).toBe(
+      '"archive" matches 2 folders. Candidates: "Archive" in "Work" [ID: folder_3], "Archive" in "Home" [ID: folder_4].',
+    );
   });
 
   it('refuses an unknown name, listing candidates', async () => {
