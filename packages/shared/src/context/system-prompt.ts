@@ -1,8 +1,18 @@
 import type { SessionKind } from '../session-keys';
 import { sliceText, stripUuids } from '../text';
-import type { Profile } from './profile-defaults';
+import type { Profile, ProfileSection } from './profile-defaults';
 
 export const SECTION_CAP = 20_000;
+
+/** Each profile section's heading in the system prompt (docs/memory.md#request-layout). */
+export const SECTION_HEADINGS = {
+  soul: 'Personality',
+  identity: 'Identity',
+  agents: 'Instructions',
+  tools: 'Tools',
+  user: 'User Profile',
+  memory: 'Long-term Memory',
+} as const satisfies Record<ProfileSection, string>;
 export const PROMPT_CAP = 60_000;
 
 export interface AssistantIdentity {
@@ -60,13 +70,13 @@ function identityLine({ name, emoji, creature, tone, vibe }: AssistantIdentity):
 export function buildSystemPrompt(input: PromptInput): string {
   const { profile, sessionKind } = input;
   const sections: [heading: string, text: string, keep: 'start' | 'end'][] = [
-    ['Personality', profile.soul.trim(), 'start'],
-    ['Identity', profile.identity.trim(), 'start'],
-    ['Instructions', profile.agents.trim(), 'start'],
-    ['Tools', profile.tools.trim(), 'start'],
+    [SECTION_HEADINGS.soul, profile.soul.trim(), 'start'],
+    [SECTION_HEADINGS.identity, profile.identity.trim(), 'start'],
+    [SECTION_HEADINGS.agents, profile.agents.trim(), 'start'],
+    [SECTION_HEADINGS.tools, profile.tools.trim(), 'start'],
   ];
-  if (sessionKind !== 'group') sections.push(['User Profile', profile.user.trim(), 'start']);
-  if (sessionKind === 'main') sections.push(['Long-term Memory', profile.memory.trim(), 'end']);
+  if (sessionKind !== 'group') sections.push([SECTION_HEADINGS.user, profile.user.trim(), 'start']);
+  if (sessionKind === 'main') sections.push([SECTION_HEADINGS.memory, profile.memory.trim(), 'end']);
   const identity = identityLine(input.assistant);
   const summary = input.toolSummary.trim();
   const fixed = identity.length + summary.length + sections.reduce((sum, [heading]) => sum + heading.length + SECTION_ROOM, 0);
@@ -76,7 +86,7 @@ export function buildSystemPrompt(input: PromptInput): string {
   );
   const body = sections.map(([heading, text, keep]) => {
     // The cap is on the user's TOOLS text alone, so a long one never pushes out the registry's summary.
-    const shown = [truncate(text, cap, keep), heading === 'Tools' ? summary : ''].filter(Boolean).join('\n\n');
+    const shown = [truncate(text, cap, keep), heading === SECTION_HEADINGS.tools ? summary : ''].filter(Boolean).join('\n\n');
     // An empty section keeps its heading (docs/memory.md#request-layout): the layout is the same for
     // every user, and an empty USER or MEMORY tells the model it knows nothing of them yet.
     return shown ? `## ${heading}\n${shown}` : `## ${heading}`;

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { PROFILE_SECTIONS } from '../context/profile-defaults';
-import { SECTION_CAP } from '../context/system-prompt';
+import { SECTION_CAP, SECTION_HEADINGS } from '../context/system-prompt';
 import { defineTool, quote } from './tool-spec';
+
+// The model reads the sections under their headings (## Personality, ## User Profile): a section
+// named by its heading, or in capitals, is that section.
+const SECTION_NAMES = new Map<string, string>(
+  Object.entries(SECTION_HEADINGS).map(([section, heading]) => [heading.toLowerCase(), section]),
+);
+const section = z.preprocess(
+  (value) => (typeof value === 'string' ? (SECTION_NAMES.get(value.trim().toLowerCase()) ?? value.trim().toLowerCase()) : value),
+  z.enum(PROFILE_SECTIONS),
+);
 
 export const memoryTools = {
   remember: defineTool({
@@ -22,7 +32,7 @@ export const memoryTools = {
     description:
       "Replace one whole section of the assistant's profile: agents (instructions), soul (personality), identity, user (about the user), tools (notes on tools) or memory (long-term memory). The old text of that section is lost, so include what should stay.",
     input: z.object({
-      section: z.enum(PROFILE_SECTIONS).describe('Which section to replace.'),
+      section: section.describe('Which section to replace.'),
       content: z
         .string()
         .max(SECTION_CAP, `must be at most ${SECTION_CAP} characters`)

@@ -142,6 +142,11 @@ describe('update_profile', () => {
 
   it('refuses an unknown section and content over the section cap', () => {
     expect(toolCatalog.update_profile.input.safeParse({ section: 'secrets', content: 'x' }).success).toBe(false);
+    // A section named by its heading in the system prompt, or in capitals, is that section.
+    const named = ['Personality', 'USER', ' user profile ', 'Long-term Memory'].map(
+      (section) => toolCatalog.update_profile.input.safeParse({ section, content: 'x' }).data?.section,
+    );
+    expect(named).toEqual(['soul', 'user', 'user', 'memory']);
     expect(toolCatalog.update_profile.input.safeParse({ section: 'user', content: 'x'.repeat(SECTION_CAP + 1) }).success).toBe(false);
   });
 });
