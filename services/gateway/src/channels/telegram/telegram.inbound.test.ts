@@ -56,6 +56,21 @@ describe('telegram schemas and inbound mapping', () => {
     });
   });
 
+  it("keeps a group message's line breaks and indentation once the mention is taken out", async () => {
+    const mentioned = (text: string) => {
+      const update = fixture(telegramGroupMention);
+      update.message.text = text;
+      update.message.entities = [{ offset: text.indexOf('@'), length: 19, type: 'mention' }];
+      return read(update);
+    };
+    expect(await mentioned('@nexo_assistant_bot shopping:\n\n- milk\n    - oat')).toMatchObject({
+      content: { kind: 'text', text: 'shopping:\n\n- milk\n    - oat' },
+    });
+    expect(await mentioned('ask @nexo_assistant_bot  please, @Nexo_Assistant_Bot\nthanks')).toMatchObject({
+      content: { kind: 'text', text: 'ask please,\nthanks' },
+    });
+  });
+
   it('stays silent in a group unless mentioned or replied to', async () => {
     const plain = fixture(telegramGroupMention);
     plain.message.text = 'lista meus hábitos';

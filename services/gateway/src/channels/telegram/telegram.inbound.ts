@@ -116,10 +116,12 @@ export function addressesBot(message: TelegramMessage, username: string): boolea
   return mentioned || (repliedTo?.is_bot === true && repliedTo.username?.toLowerCase() === username.toLowerCase());
 }
 
+/**
+ * The text without the bot's @username and the spaces it leaves, one space kept between the words
+ * around it; the person's own line breaks and indentation (a list, some code) stay as written.
+ */
 function withoutMention(text: string, username: string): string {
   const escaped = username.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text
-    .replace(new RegExp(`@${escaped}(?![A-Za-z0-9_])`, 'gi'), '')
-    .replace(/\s{2,}/g, ' ')
-    .trim();
+  const mention = new RegExp(`([ \\t]*)@${escaped}(?![A-Za-z0-9_])([ \\t]*)`, 'gi');
+  return text.replace(mention, (_match, before: string, after: string) => (before && after ? ' ' : '')).trim();
 }
