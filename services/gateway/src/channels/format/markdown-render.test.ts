@@ -30,6 +30,15 @@ describe('renderMarkdown', () => {
     );
   });
 
+  it('leaves an e-mail address as written, where only Telegram links it', () => {
+    const text = 'Write to help@example.com or [me](mailto:me@example.com).';
+    expect(renderMarkdown(text, whatsappMarkup)).toBe('Write to help@example.com or me (mailto:me@example.com).');
+    expect(renderMarkdown(text, plainMarkup)).toBe('Write to help@example.com or me (mailto:me@example.com).');
+    expect(renderMarkdown(text, telegramHtml)).toBe(
+      'Write to <a href="mailto:help@example.com">help@example.com</a> or <a href="mailto:me@example.com">me</a>.',
+    );
+  });
+
   it('drops all markup for the plain resend', () => {
     expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
   });

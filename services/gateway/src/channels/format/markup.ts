@@ -42,8 +42,9 @@ export const telegramHtml: Markup = {
   quote: (inner) => `<blockquote>${inner}</blockquote>`,
 };
 
-/** Text with the target after it, unless the text already is the target. */
-const spelledLink = (inner: string, href: string, label: string) => (label === href ? href : `${inner} (${href})`);
+/** Text with the target after it, unless the text already says it: a bare URL, or an e-mail address (autolinked as `mailto:`). */
+const spelledLink = (inner: string, href: string, label: string) =>
+  label === href || href === `mailto:${label}` ? label : `${inner} (${href})`;
 const quoteLines = (inner: string) =>
   inner
     .split('\n')
