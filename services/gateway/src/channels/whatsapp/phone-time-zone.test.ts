@@ -9,6 +9,8 @@ describe('timeZoneForWhatsApp', () => {
     ['61412345678', 'Australia/Sydney'],
     ['819012345678', 'Asia/Tokyo'], // Japan: one zone
     ['4915112345678', 'Europe/Berlin'],
+    ['299321000', 'America/Nuuk'], // Greenland: its capital's zone, which the city table names by its alias America/Godthab
+    ['60123456789', 'Asia/Singapore'], // Malaysia: the peninsula's zone (Kuala Lumpur, an alias of it) over Kuching's
     ['38344123456', 'Europe/Belgrade'], // Kosovo: its own calling code, no row of its own in the tz country table
     ['2476001', 'Africa/Abidjan'], // Ascension: Saint Helena's zone (UTC all year)
   ])('%s is in %s', (number, zone) => {

@@ -4,9 +4,10 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { bsuidCountry } from './whatsapp.schemas';
 
 // countries-and-timezones ships its types only as an ES module, which this CommonJS build cannot
-// import; its CommonJS entry is loaded and typed here (the one function used).
-const { getCountry } = createRequire(__filename)('countries-and-timezones') as {
+// import; its CommonJS entry is loaded and typed here (the two functions used).
+const { getCountry, getTimezone } = createRequire(__filename)('countries-and-timezones') as {
   getCountry: (code: string) => { timezones: string[] } | null;
+  getTimezone: (name: string) => { aliasOf: string | null } | null;
 };
 
 /**
@@ -58,9 +59,9 @@ function mostPopulous(country: string, zones: readonly string[]): string | undef
   if (populousCache.has(country)) return populousCache.get(country);
   const population = new Map<string, number>();
   for (const city of findFromIsoCode(country)) {
-    if (city.iso2 === country && zones.includes(city.timezone)) {
-      population.set(city.timezone, (population.get(city.timezone) ?? 0) + city.pop);
-    }
+    // The city table may name a zone by an old alias (Nuuk's America/Godthab, Kuala Lumpur's): counted under the zone it names.
+    const zone = getTimezone(city.timezone)?.aliasOf ?? city.timezone;
+    if (city.iso2 === country && zones.includes(zone)) population.set(zone, (population.get(zone) ?? 0) + city.pop);
   }
   const best = [...population.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   populousCache.set(country, best);
