@@ -6,6 +6,8 @@ describe('timeZoneForWhatsApp', () => {
     ['351912345678', 'Europe/Lisbon'], // Portugal: Lisbon over Madeira and the Azores
     ['12125550123', 'America/New_York'], // United States
     ['14165550123', 'America/Toronto'], // Canada, told apart from the US by libphonenumber
+    ['447700900123', 'Europe/London'], // a range libphonenumber holds for no one (Ofcom's, for drama): +44's main country
+    ['15555550123', 'America/New_York'], // likewise +1's
     ['61412345678', 'Australia/Sydney'],
     ['819012345678', 'Asia/Tokyo'], // Japan: one zone
     ['4915112345678', 'Europe/Berlin'],

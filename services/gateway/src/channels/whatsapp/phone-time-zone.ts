@@ -38,7 +38,10 @@ export function timeZoneForWhatsApp(id: string): string | undefined {
  * Undefined when the number names no country we know.
  */
 function timeZoneForPhone(waId: string): string | undefined {
-  const region = parsePhoneNumberFromString(`+${waId.replace(/^\+/, '')}`)?.country;
+  const number = parsePhoneNumberFromString(`+${waId.replace(/^\+/, '')}`);
+  // A number in a range libphonenumber does not know (a range opened since its release, a made-up
+  // +44 7700 900…) still has its calling code, whose main country comes first.
+  const region = number?.country ?? number?.getPossibleCountries()[0];
   const found = region ? countryZones(region) : undefined;
   if (!found) return undefined;
   if (found.zones.length === 1) return found.zones[0];
