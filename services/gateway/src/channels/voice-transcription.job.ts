@@ -5,12 +5,14 @@ import {
   isPermanentModelError,
   jobId,
   MediaDownloadError,
+  sliceText,
   VOICE_MAX_BYTES,
   withTransaction,
   type ChannelAddress,
   type JobHandler,
   type Runtime,
 } from '@assistant/shared';
+import { withoutControlCharacters } from '../http/input-guard';
 import type { Transcriber } from '../llm/transcriber';
 import { insertTurn } from '../turns/submit-message';
 import { pendingVoiceSchema } from './media-inbound';
@@ -82,11 +84,5 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
 
 /** Control characters removed (as for any chat text), length capped, blank means nothing was heard. */
 export function cleanTranscript(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
-      .trim()
-      .slice(0, MAX_TRANSCRIPT)
-  );
+  return sliceText(withoutControlCharacters(text).trim(), 0, MAX_TRANSCRIPT);
 }
