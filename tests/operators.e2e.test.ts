@@ -48,6 +48,7 @@ beforeAll(async () => {
       afterTools(body) ? { content: 'listed', usage: AFTER } : { toolCalls: [{ name: 'list_habits', arguments: {} }], usage: PLAN },
     'retry once:': () => ({ content: 'counted once', usage: RETRIED }),
     'slow:': () => ({ content: 'slowly', delayMs: 1_500 }),
+    'slow usage:': () => ({ content: 'too late', delayMs: 1_500, usage: ONE }),
     'remind:': (body) => {
       if (afterTools(body)) return { content: 'Reminder set.' };
       const [, text, at] = /^remind: (.+) at (.+)$/.exec(userText(body)) ?? [];
@@ -133,6 +134,20 @@ describe('usage', () => {
     const metrics = await (await fetch(`${system.url}/metrics`)).text();
     expect(metrics).toMatch(/assistant_model_tokens_total\{kind="cached_prompt"\} \d+/);
     expect(metrics).not.toContain(user.userId);
+  });
+
+  it('counts a call whose turn was cancelled while the model answered, as one of its iterations', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { turn_id } = await user.send('slow usage: cancelled');
+    const call = await system.waitFor(() => model.requests.find((r) => userText(r.body) === 'slow usage: cancelled'), 'the model call');
+    expect((await user.post(`/v1/turns/${turn_id}/cancel`)).status).toBe(202);
+    expect(final(await user.events(turn_id))).toBe('cancelled');
+    await system.waitFor(() => call.endedAt, 'the answer');
+
+    const spent = ONE.prompt_tokens + ONE.completion_tokens;
+    await system.waitFor(async () => (await user.get('/v1/usage?days=1')).body.budget.used_today === spent, 'the call counted');
+    expect((await user.get('/v1/usage?days=1')).body.days[0]).toMatchObject({ turns: 1, model_calls: 1 });
+    expect((await user.get(`/v1/turns/${turn_id}`)).body).toMatchObject({ status: 'cancelled', iterations: 1 });
   });
 });
 

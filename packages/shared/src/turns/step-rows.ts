@@ -1,7 +1,7 @@
 import type { Queryable } from '../db';
 import type { ModelUsage } from '../usage/usage-store';
 import type { OutboxEntry } from './outbox';
-import type { TaskStatus } from './turn-status';
+import { NOT_FINISHED_SQL, type TaskStatus } from './turn-status';
 import type { TaskRow, TurnRow } from './turn-state';
 
 /** A task a model step plans; its id is chosen here, so the step's outbox entries can name it. */
@@ -40,11 +40,13 @@ export interface StepRecord {
 
 /**
  * Stores a model step's outcome in one statement: the turn releases the claim and queues the
- * entries, and only if that happened (the claim was still this job's) the call's usage, the
- * messages, the tasks and their approvals are inserted. A lost claim writes nothing. The usage
- * commits with the outcome, so a step retried after a crash is counted once, and its (turn,
- * iteration) key makes a second recording a no-op. Answers whether the step was recorded and,
- * when `ifQueued` was given, whether those entries were queued.
+ * entries, and only if that happened (the claim was still this job's) the messages, the tasks
+ * and their approvals are inserted. A lost claim writes nothing of them: the turn ended while the
+ * model answered (a cancel, an interruption). That call was made all the same, so its usage is
+ * recorded and counted as the turn's iteration either way: a cancel cannot hide tokens from
+ * DAILY_TOKEN_BUDGET. The usage commits with the outcome, so a step retried after a crash is
+ * counted once, and its (turn, iteration) key makes a second recording a no-op. Answers whether
+ * the step was recorded and, when `ifQueued` was given, whether those entries were queued.
  */
 export async function recordStepRows(db: Queryable, turn: TurnRow, step: StepRecord): Promise<{ recorded: boolean; queued: boolean }> {
   const found = await db.query<{ recorded: boolean; queued: boolean }>(
@@ -57,7 +59,12 @@ export async function recordStepRows(db: Queryable, turn: TurnRow, step: StepRec
        WHERE id = $1 AND claim = $2 AND status = 'running' RETURNING id, session_id, user_id),
      usage AS (
        INSERT INTO model_usage (turn_id, iteration, user_id, prompt_tokens, cached_prompt_tokens, completion_tokens)
-       SELECT turn.id, $9, turn.user_id, $10, $11, $12 FROM turn ON CONFLICT (turn_id, iteration) DO NOTHING),
+       SELECT id, $9, user_id, $10, $11, $12 FROM turns
+       WHERE id = $1 AND (EXISTS (SELECT 1 FROM turn) OR NOT (${NOT_FINISHED_SQL}))
+       ON CONFLICT (turn_id, iteration) DO NOTHING RETURNING turn_id),
+     ended AS (
+       UPDATE turns SET iterations = iterations + $7
+       WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM turn) AND EXISTS (SELECT 1 FROM usage)),
      messages AS (
        INSERT INTO messages (session_id, turn_id, role, content, tool_calls, tool_call_id)
        SELECT turn.session_id, turn.id, m.role, m.content, m.tool_calls, m.tool_call_id
