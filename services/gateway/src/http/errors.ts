@@ -21,8 +21,9 @@ export const notFound = (what = 'resource') => new HttpError(404, 'not_found', `
 export const unauthorized = (message: string, challenge = 'Bearer') =>
   new HttpError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
 
+/** The whole path, also where a router mounts this under a path of its own (req.path is then the rest). */
 export const notFoundRoute: RequestHandler = (req) => {
-  throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.path}`);
+  throw new HttpError(404, 'not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`);
 };
 
 /** Maps every error to JSON; unexpected ones are logged and answered without internals. */
