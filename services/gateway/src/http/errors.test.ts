@@ -1,21 +1,30 @@
 import type { AddressInfo } from 'node:net';
 import express, { Router } from 'express';
 import { createLogger } from '@assistant/shared';
+import { requireAdmin } from './auth';
 import { errorHandler, notFoundRoute } from './errors';
 
+const logger = createLogger('errors-test', 'silent');
+const logged = jest.spyOn(logger, 'error');
 let url: string;
 let server: ReturnType<express.Express['listen']>;
 
 beforeAll(async () => {
   const app = express();
+  app.get('/admin', requireAdmin(undefined));
+  app.get('/broken', () => {
+    throw new Error('connection string postgres://secret@db');
+  });
   // As admin.routes.ts mounts it: past its own prefix, inside a router of its own.
   app.use(Router().use('/v1/admin', notFoundRoute));
   app.use(notFoundRoute);
-  app.use(errorHandler(createLogger('errors-test', 'silent')));
+  app.use(errorHandler(logger));
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
+
+beforeEach(() => logged.mockClear());
 
 afterAll(() => {
   server.close();
@@ -28,5 +37,21 @@ describe('notFoundRoute', () => {
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: { code: 'not_found', message: `no route for DELETE ${path}` } });
     }
+  });
+});
+
+describe('errorHandler', () => {
+  it('logs an unexpected error and answers 500 without its text', async () => {
+    const res = await fetch(`${url}/broken`);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 'internal', message: 'something went wrong on our side' } });
+    expect(logged).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers the 503 of an unset ADMIN_TOKEN without logging it as a failure', async () => {
+    const res = await fetch(`${url}/admin`);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('admin_disabled');
+    expect(logged).not.toHaveBeenCalled();
   });
 });

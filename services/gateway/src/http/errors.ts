@@ -30,7 +30,10 @@ export const notFoundRoute: RequestHandler = (req) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const http = toHttpError(error);
-    if (http.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    // A 503 the API answers on purpose (ADMIN_TOKEN unset) is not a failure: any client could fill the logs with it.
+    if (http.status >= 500 && !(error instanceof HttpError)) {
+      logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    }
     if (res.headersSent) {
       res.end();
       return;
