@@ -12,6 +12,9 @@ let server: ReturnType<express.Express['listen']>;
 beforeAll(async () => {
   const app = express();
   app.get('/admin', requireAdmin(undefined));
+  app.post('/body', express.json(), (_req, res) => {
+    res.json({});
+  });
   app.get('/broken', () => {
     throw new Error('connection string postgres://secret@db');
   });
@@ -53,5 +56,17 @@ describe('errorHandler', () => {
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('admin_disabled');
     expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('answers a body compressed in a way the parser cannot read with 400 naming the compression, not the charset', async () => {
+    const res = await fetch(`${url}/body`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'compress' },
+      body: '{}',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { code: 'unsupported_encoding', message: 'the request body must be sent uncompressed or with gzip, deflate or br' },
+    });
   });
 });

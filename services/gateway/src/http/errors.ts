@@ -56,8 +56,10 @@ function toHttpError(error: unknown): HttpError {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.too.large') return new HttpError(413, 'payload_too_large', 'the request body is over 1 MiB');
   if (type === 'entity.parse.failed') return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new HttpError(400, 'unsupported_encoding', 'the request body must be UTF-8');
+  if (type === 'charset.unsupported') return new HttpError(400, 'unsupported_encoding', 'the request body must be UTF-8');
+  // Content-Encoding names the body's compression, not its charset.
+  if (type === 'encoding.unsupported') {
+    return new HttpError(400, 'unsupported_encoding', 'the request body must be sent uncompressed or with gzip, deflate or br');
   }
   // A client error of a library keeps its status when the API answers it (docs/api.md#errors); any other is a 400.
   const status = (error as { status?: number } | null)?.status;
