@@ -6,6 +6,7 @@ import { requireUser } from './http/auth';
 import { KeyUsageRecorder } from './http/key-usage';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { rejectUnstorableInput } from './http/input-guard';
+import { acceptUtf8Aliases } from './http/utf8-aliases';
 import { bullBoardRoutes } from './observability/bull-board';
 import { createGatewayMetrics } from './observability/metrics.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
@@ -51,7 +52,7 @@ export function createApp({ runtime, hub, heartbeatMs, keyOwners = ApiKeyOwners.
   app.use(channelRoutes(runtime));
   // Bodies are JSON whatever their content type says: a client that forgets the header (fetch
   // defaults to text/plain) gets its JSON read, not silently ignored.
-  app.use(express.json({ limit: BODY_LIMIT, type: () => true }));
+  app.use(acceptUtf8Aliases, express.json({ limit: BODY_LIMIT, type: () => true }));
   app.use(rejectUnstorableInput);
 
   const authenticate = requireUser(keyOwners, new KeyUsageRecorder(runtime.db, runtime.logger));
