@@ -17,7 +17,7 @@ import { FakeGraph } from './helpers/fake-graph';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from '../scripts/lib/system';
-import { inForumTopic, telegramGroupText } from './helpers/telegram-updates';
+import { inForumTopic, telegramGroupText, telegramGroupUpgrade } from './helpers/telegram-updates';
 
 /**
  * Telegram and WhatsApp through the real processes (docs/channels.md), against local fake Bot API
@@ -394,6 +394,51 @@ describe('Telegram', () => {
       const sent = [answer, ...telegram.callsTo('sendChatAction', chat)];
       expect(sent.filter((call) => 'message_thread_id' in call.body)).toEqual([]);
     }
+  });
+
+  it('sends answers Telegram refuses for a group upgraded to a supergroup to the supergroup, each once', async () => {
+    const group = -nextId();
+    const supergroup = -(1_000_000_000_000 + nextId());
+    const member = nextId();
+    // Asked in the group, answered once Telegram has moved it: the answers, and the typing, were queued for the old id.
+    telegram.upgradeGroup(group, supergroup);
+    for (const [n, text] of ['brief before the upgrade', 'and another'].entries()) {
+      expect((await postTelegram(telegramGroupText(group, member, text, nextId(), `@${telegram.bot.username}`))).status).toBe(200);
+      await system.waitFor(() => telegram.received(supergroup).length === n + 1, 'the answer in the supergroup');
+    }
+    expect(texts(telegram.received(supergroup))).toEqual(['echo: brief before the upgrade', 'echo: and another']);
+    expect(telegram.sendAttempts(supergroup)).toHaveLength(2);
+    expect(telegram.sendAttempts(group).map((call) => call.status)).toEqual([400, 400]);
+    expect(telegram.callsTo('sendChatAction', supergroup).length).toBeGreaterThan(0);
+    // Each recorded once, under the address it was queued for.
+    const recorded = () =>
+      count(`SELECT COUNT(*)::int AS n FROM deliveries WHERE channel = 'telegram' AND recipient = $1`, [String(group)]);
+    await system.waitFor(async () => (await recorded()) === 2, 'the deliveries recorded');
+  });
+
+  it("continues a group's sessions in the supergroup it was upgraded to; the upgrade's service messages get no answer", async () => {
+    const group = -nextId();
+    const supergroup = -(1_000_000_000_000 + nextId());
+    const member = nextId();
+    const mention = `@${telegram.bot.username}`;
+    expect((await postTelegram(telegramGroupText(group, member, 'the door is blue', nextId(), mention))).status).toBe(200);
+    await system.waitFor(() => telegram.received(group).length === 1, 'the answer in the group');
+
+    telegram.upgradeGroup(group, supergroup);
+    const movedTo = telegramGroupUpgrade(group, member, { migrate_to_chat_id: supergroup }, nextId());
+    const movedFrom = telegramGroupUpgrade(supergroup, member, { migrate_from_chat_id: group }, nextId());
+    for (const update of [movedTo, movedFrom, movedTo]) expect((await postTelegram(update)).status).toBe(200);
+    expect((await postTelegram(telegramGroupText(supergroup, member, 'which door?', nextId(), mention))).status).toBe(200);
+    await system.waitFor(() => telegram.received(supergroup).length === 1, 'the answer in the supergroup');
+
+    expect(texts(telegram.received(supergroup))).toEqual(['echo: which door?']);
+    expect(telegram.sendAttempts(group)).toHaveLength(1);
+    const turns = await turnsOf('telegram', String(member));
+    expect(turns.map((turn) => turn.session_key)).toEqual([`agent:main:telegram:group:${group}`, `agent:main:telegram:group:${group}`]);
+    expect(turns[1]?.session_id).toBe(turns[0]?.session_id);
+    const asked = model.requests.find((request) => userText(request.body) === 'which door?');
+    expect(JSON.stringify(asked?.body.messages)).toContain('the door is blue');
+    expect(await count('SELECT COUNT(*)::int AS n FROM telegram_group_upgrades WHERE supergroup_id = $1', [String(supergroup)])).toBe(1);
   });
 });
 

@@ -26,6 +26,8 @@ export class FakeTelegram extends LocalHttpServer {
   private readonly holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
   /** Files a bot can download (getFile, then /file/bot<token>/<path>), by file_id. */
   private readonly files = new Map<string, { path: string; data: string }>();
+  /** Basic groups upgraded to a supergroup: the supergroup's id, by the old group's. */
+  private readonly upgraded = new Map<string, number>();
   private messageId = 1;
 
   /** Makes a file (a voice note, a photo) downloadable under `file_id`. */
@@ -48,6 +50,14 @@ export class FakeTelegram extends LocalHttpServer {
       String(chatId),
       Array.from({ length: times }, () => ({ status, body })),
     );
+  }
+
+  /**
+   * The basic group `group` became `supergroup`: from now on every sendMessage and sendChatAction to
+   * the old id is refused with the new one, as Telegram does.
+   */
+  upgradeGroup(group: number, supergroup: number): void {
+    this.upgraded.set(String(group), supergroup);
   }
 
   /** The chat's next sendMessage is answered 429 with `retry_after`, as the Bot API does when flooded. */
@@ -107,6 +117,15 @@ export class FakeTelegram extends LocalHttpServer {
     if (!match) return reply(404, { ok: false, error_code: 404, description: 'Not Found' });
     const method = match[2];
     if (method === 'getMe') return reply(200, { ok: true, result: this.bot });
+    const supergroup = this.upgraded.get(String(body.chat_id));
+    if (supergroup !== undefined && (method === 'sendMessage' || method === 'sendChatAction')) {
+      return reply(400, {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: group chat was upgraded to a supergroup chat',
+        parameters: { migrate_to_chat_id: supergroup },
+      });
+    }
     if (method === 'answerCallbackQuery' || method === 'sendChatAction') return reply(200, { ok: true, result: true });
     if (method === 'getFile') {
       const file = this.files.get(String(body.file_id));

@@ -22,3 +22,21 @@ export function inForumTopic<U extends { message: { chat: object } }>(update: U,
   });
   return update;
 }
+
+/**
+ * A service message of a basic group's upgrade to a supergroup, as Telegram sends it to `chat`: in
+ * the old group with `migrate_to_chat_id`, in the supergroup with `migrate_from_chat_id`.
+ */
+export function telegramGroupUpgrade(
+  chat: number,
+  member: number,
+  migration: { migrate_to_chat_id: number } | { migrate_from_chat_id: number },
+  updateId: number,
+) {
+  const { text: _text, entities: _entities, ...message } = fixture(telegramGroupMention).message;
+  const type = 'migrate_to_chat_id' in migration ? 'group' : 'supergroup';
+  return {
+    update_id: updateId,
+    message: { ...message, from: { ...message.from, id: member }, chat: { ...message.chat, id: chat, type }, ...migration },
+  };
+}

@@ -9,6 +9,7 @@ import {
 } from '@assistant/shared';
 import { createUserIn } from '../users/users.service';
 import { directAddress, type ChannelIds, type ChannelName, type InboundMessage } from './channel-types';
+import { sessionGroupId } from './telegram/group-upgrades';
 import { timeZoneForWhatsApp } from './whatsapp/phone-time-zone';
 
 /** A person on a channel and the user they act as (docs/channels.md#identities-and-linking). */
@@ -139,7 +140,11 @@ export async function linkIdentity(client: DbClient, message: InboundMessage, us
 
 /** docs/channels.md#session-keys: groups have their own session; direct chats follow the user's dm_scope. */
 export async function channelSessionKey(db: Queryable, userId: string, message: InboundMessage): Promise<string> {
-  if (message.group !== undefined) return groupSessionKey(message.channel, message.group);
+  if (message.group !== undefined) {
+    // A Telegram supergroup upgraded from a basic group continues the basic group's sessions (docs/channels.md#group-upgrades).
+    const group = message.channel === 'telegram' ? await sessionGroupId(db, message.group) : message.group;
+    return groupSessionKey(message.channel, group);
+  }
   const found = await db.query<{ dm_scope: string | null }>(
     `SELECT settings->>'dm_scope' AS dm_scope FROM user_preferences WHERE user_id = $1`,
     [userId],

@@ -72,7 +72,8 @@ export class TelegramClient implements ChannelSender {
     return String(this.parse(sentMessage, result, 'sendMessage').message_id);
   }
 
-  private async call(method: string, body: Record<string, unknown>): Promise<unknown> {
+  /** `upgraded`: this call already follows a group's upgrade, so it follows no other. */
+  private async call(method: string, body: Record<string, unknown>, upgraded = false): Promise<unknown> {
     // The token is part of the URL: errors name the method, never the URL.
     const res = await fetch(`${this.baseUrl}/bot${this.token}/${method}`, {
       method: 'POST',
@@ -82,8 +83,15 @@ export class TelegramClient implements ChannelSender {
     });
     const answer = telegramResponse.safeParse(await res.json().catch(() => undefined));
     if (res.ok && answer.success && answer.data.ok) return answer.data.result;
+    const parameters = answer.success ? answer.data.parameters : undefined;
+    // A basic group upgraded to a supergroup (docs/channels.md#group-upgrades): Telegram refuses its
+    // old id for good, naming the new one. The refused call did nothing, so making it there once
+    // sends a message once, whenever it was queued for the old id.
+    if (parameters?.migrate_to_chat_id !== undefined && 'chat_id' in body && !upgraded) {
+      return this.call(method, { ...body, chat_id: String(parameters.migrate_to_chat_id) }, true);
+    }
     const description = answer.success ? (answer.data.description ?? '') : 'unreadable answer';
-    const retryAfter = answer.success ? answer.data.parameters?.retry_after : undefined;
+    const retryAfter = parameters?.retry_after;
     throw new ChannelApiError(
       `telegram ${method} failed: ${res.status} ${description}`.trim(),
       res.ok ? 502 : res.status,

@@ -34,6 +34,9 @@ export const telegramMessage = z.looseObject({
   entities: z.array(entity).optional(),
   caption_entities: z.array(entity).optional(),
   reply_to_message: z.looseObject({ message_id: z.number().int().optional(), from: telegramUser.optional() }).optional(),
+  /** Service messages of a basic group upgraded to a supergroup: in the old group, the new id; in the supergroup, the old one. */
+  migrate_to_chat_id: z.number().int().optional(),
+  migrate_from_chat_id: z.number().int().optional(),
 });
 export type TelegramMessage = z.infer<typeof telegramMessage>;
 
@@ -52,12 +55,15 @@ export const telegramUpdate = z.looseObject({
 });
 export type TelegramUpdate = z.infer<typeof telegramUpdate>;
 
-/** Every Bot API answer: `result` when ok, else a description and maybe `parameters.retry_after` (seconds). */
+/**
+ * Every Bot API answer: `result` when ok, else a description and maybe `parameters`: `retry_after`
+ * (seconds), or `migrate_to_chat_id`, the new id of a basic group upgraded to a supergroup.
+ */
 export const telegramResponse = z.looseObject({
   ok: z.boolean(),
   result: z.unknown().optional(),
   description: z.string().optional(),
-  parameters: z.looseObject({ retry_after: z.number().optional() }).optional(),
+  parameters: z.looseObject({ retry_after: z.number().optional(), migrate_to_chat_id: z.number().int().optional() }).optional(),
 });
 
 export const sentMessage = z.looseObject({ message_id: z.number().int() });

@@ -9,6 +9,7 @@ import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
+import { groupUpgrade, recordGroupUpgrade } from './group-upgrades';
 import type { TelegramClient } from './telegram.client';
 import { telegramInbound } from './telegram.inbound';
 import { telegramUpdate } from './telegram.schemas';
@@ -78,6 +79,9 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
       use: [requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT, type: () => true })],
       handle: async (req, res) => {
         const update = parse(telegramUpdate, cleanWebhookBody(req.body));
+        const upgrade = groupUpgrade(update);
+        // A service message, never answered (telegramInbound ignores it): the group's sessions follow the upgrade.
+        if (upgrade) await recordGroupUpgrade(runtime.db, upgrade);
         const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
         if (message) {
           const result = await acceptInbound(runtime, message);
