@@ -226,3 +226,39 @@ describe('a user who changes their number', () => {
     expect((await turnOf(first))?.user_id).not.toBe((await turnOf(second))?.user_id);
   });
 });
+
+describe('a user known only by their BSUID whose BSUID changes', () => {
+  it('keeps their user and session at the new BSUID, the notice answered by nothing; a redelivered notice changes nothing', async () => {
+    const [old, next] = [bsuid(), bsuid()];
+    const before = await say({ bsuid: old }, 'before');
+    await system.waitFor(async () => (await sentTo(old)) === 1, 'the answer');
+    const changed = webhooks.waUserIdChange(old, next);
+    expect((await webhooks.postWhatsApp(changed)).status).toBe(200);
+    const after = await say({ bsuid: next }, 'after');
+    await system.waitFor(async () => (await sentTo(next)) === 2, 'the answer at the new BSUID, both recorded under it');
+    const turn = await turnOf(before);
+    expect(await turnOf(after)).toEqual(turn);
+    const userId = turn?.user_id as string;
+    expect(await identities(userId)).toEqual([{ external_id: next, bsuid: next }]);
+
+    expect((await webhooks.postWhatsApp(changed)).status).toBe(200);
+    const again = await say({ bsuid: next }, 'again');
+    await system.waitFor(() => graph.received(next).length === 2, 'the next answer');
+    expect(await turnOf(again)).toEqual(turn);
+    expect(await identities(userId)).toEqual([{ external_id: next, bsuid: next }]);
+    expect(bodies(old)).toEqual(['echo: before']);
+    expect(bodies(next)).toEqual(['echo: after', 'echo: again']);
+  });
+
+  it('leaves both users as they are when the new BSUID already has its own', async () => {
+    const [mine, theirs] = [bsuid(), bsuid()];
+    const [first, second] = [await say({ bsuid: mine }, 'mine'), await say({ bsuid: theirs }, 'theirs')];
+    await system.waitFor(() => graph.received(mine).length === 1 && graph.received(theirs).length === 1, 'the answers');
+    expect((await webhooks.postWhatsApp(webhooks.waUserIdChange(mine, theirs))).status).toBe(200);
+    const [third, fourth] = [await say({ bsuid: mine }, 'still mine'), await say({ bsuid: theirs }, 'still theirs')];
+    await system.waitFor(() => graph.received(mine).length === 2 && graph.received(theirs).length === 2, 'the next answers');
+    expect((await turnOf(third))?.user_id).toBe((await turnOf(first))?.user_id);
+    expect((await turnOf(fourth))?.user_id).toBe((await turnOf(second))?.user_id);
+    expect((await turnOf(first))?.user_id).not.toBe((await turnOf(second))?.user_id);
+  });
+});

@@ -88,6 +88,20 @@ export class ChannelWebhooks {
   }
 
   /**
+   * WhatsApp's notice that the user with BSUID `from` changed their number without sharing it: a
+   * `system` message naming only the new BSUID `to` and the previous one, no number anywhere.
+   */
+  waUserIdChange(from: string, to: string, id = `wamid.${randomUUID()}`): string {
+    const system = {
+      body: 'User A changed their business-scoped user ID',
+      type: 'user_changed_user_id',
+      previous_user_id: from,
+      user_id: to,
+    };
+    return this.waMessage({ bsuid: to }, { type: 'system', system }, id);
+  }
+
+  /**
    * WhatsApp's later report that the message `messageId` it had accepted for `recipient` failed,
    * by default for being outside the 24-hour window (code 131047), as its raw body.
    */

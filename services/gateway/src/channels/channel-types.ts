@@ -20,7 +20,10 @@ export type InboundContent =
   | { kind: 'voice'; media: MediaRef }
   | { kind: 'photo'; media: MediaRef; caption: string }
   | { kind: 'unsupported'; what: string }
-  /** WhatsApp's notice that the sender changed their number: their identity moves to `to`; never answered. */
+  /**
+   * WhatsApp's notice that the sender changed their number (or, when it cannot share the new one,
+   * their BSUID): their identity moves to `to`; never answered.
+   */
   | { kind: 'changed-number'; to: ChannelIds };
 
 /** VISION: whether photos are content the assistant reads, or unsupported. */

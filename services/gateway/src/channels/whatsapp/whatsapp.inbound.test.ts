@@ -140,6 +140,18 @@ describe('whatsapp schemas and inbound mapping', () => {
     expect(change({ type: 'customer_identity_changed' })).toBeUndefined();
   });
 
+  it('reads a changed BSUID (a changed number not shared) as the move to the new BSUID, from the previous one', () => {
+    const system = { body: 'User A changed', type: 'user_changed_user_id', previous_user_id: 'BR.11', user_id: 'BR.22' };
+    const change = (extra: Record<string, unknown>) =>
+      whatsappInbound(withMessage({ from: undefined, from_user_id: 'BR.22', type: 'system', system: { ...system, ...extra } }))[1];
+    expect(change({})).toMatchObject({
+      sender: { id: 'BR.11', bsuid: 'BR.11' },
+      replyTo: { channel: 'whatsapp', wa_id: 'BR.11' },
+      content: { kind: 'changed-number', to: { id: 'BR.22', bsuid: 'BR.22' } },
+    });
+    expect(change({ user_id: 'not a bsuid' })).toBeUndefined();
+  });
+
   it('stays silent on a reaction, a system notice, and an edit or deletion of an earlier message', () => {
     for (const [type, detail] of [
       ['reaction', { reaction: { message_id: 'wamid.earlier', emoji: '👍' } }],

@@ -3,7 +3,7 @@ import { isBsuid, type WhatsAppMessage, type WhatsAppWebhook } from './whatsapp.
 
 /**
  * Message types that carry nothing to answer (a reaction, a system notice other than a changed
- * number), and a user's edit or deletion of an earlier message (`edit`, `revoke`; as Telegram's
+ * number or BSUID), and a user's edit or deletion of an earlier message (`edit`, `revoke`; as Telegram's
  * edits are): ignored, not refused.
  */
 const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome', 'edit', 'revoke']);
@@ -46,7 +46,9 @@ function received(payload: WhatsAppWebhook): { message: WhatsAppMessage; contact
 }
 
 function senderIds(message: WhatsAppMessage): ChannelIds | undefined {
-  return whatsappIds(message.from, message.from_user_id);
+  // A changed BSUID's notice names the old one, which is what it moves away from.
+  const previous = message.system?.type === 'user_changed_user_id' ? message.system.previous_user_id : undefined;
+  return whatsappIds(message.from, previous ?? message.from_user_id);
 }
 
 /** A person's ids from a phone number and a BSUID, either of which may be missing; a BSUID of another form is not one. */
@@ -67,10 +69,19 @@ function readContent(message: WhatsAppMessage, options: ContentOptions): Inbound
   if (message.type === 'image' && message.image && options.vision) {
     return { kind: 'photo', media: { channel: 'whatsapp', media_id: message.image.id }, caption: message.image.caption ?? '' };
   }
-  if (message.type === 'system' && message.system?.type === 'user_changed_number') {
-    const to = whatsappIds(message.system.wa_id, message.system.user_id);
-    if (to) return { kind: 'changed-number', to };
-  }
+  const to = message.type === 'system' ? movedTo(message.system) : undefined;
+  if (to) return { kind: 'changed-number', to };
   if (SILENT.has(message.type)) return undefined;
   return { kind: 'unsupported', what: message.type };
+}
+
+/**
+ * Where a changed number's notice moves its sender: the new number and perhaps BSUID
+ * (`user_changed_number`), or only the new BSUID when WhatsApp cannot share the number
+ * (`user_changed_user_id`: a changed number regenerates the BSUID), which then becomes the address.
+ */
+function movedTo(system: WhatsAppMessage['system']): ChannelIds | undefined {
+  if (system?.type === 'user_changed_number') return whatsappIds(system.wa_id, system.user_id);
+  if (system?.type === 'user_changed_user_id') return whatsappIds(undefined, system.user_id);
+  return undefined;
 }

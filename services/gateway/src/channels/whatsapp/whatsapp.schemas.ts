@@ -41,8 +41,19 @@ export const whatsappMessage = z.looseObject({
   button: z.looseObject({ text: z.string(), payload: z.string().optional() }).optional(),
   audio: z.looseObject({ id: z.string(), mime_type: z.string().optional() }).optional(),
   image: z.looseObject({ id: z.string(), mime_type: z.string().optional(), caption: z.string().optional() }).optional(),
-  /** A notice about the sender; `user_changed_number` names their new number (`wa_id`) and may carry their new BSUID. */
-  system: z.looseObject({ type: z.string().optional(), wa_id: z.string().optional(), user_id: z.string().optional() }).optional(),
+  /**
+   * A notice about the sender: `user_changed_number` names their new number (`wa_id`) and may carry
+   * their new BSUID (`user_id`); `user_changed_user_id`, a changed number WhatsApp cannot share,
+   * names only the new BSUID and the old one (`previous_user_id`).
+   */
+  system: z
+    .looseObject({
+      type: z.string().optional(),
+      wa_id: z.string().optional(),
+      user_id: z.string().optional(),
+      previous_user_id: z.string().optional(),
+    })
+    .optional(),
 });
 export type WhatsAppMessage = z.infer<typeof whatsappMessage>;
 
