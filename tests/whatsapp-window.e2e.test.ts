@@ -122,6 +122,35 @@ describe('a notice outside the 24-hour window', () => {
     expect(graph.received(waId)).toHaveLength(3);
   });
 
+  it('reported failed by a status webhook before its send was recorded is sent again once as the template', async () => {
+    const { userId, waId } = await whatsappUser();
+    const statuses: number[] = [];
+    // The status reaches the gateway, and is answered, before the send's answer does.
+    graph.beforeAnswer = async (messageId, recipient) => {
+      graph.beforeAnswer = undefined;
+      statuses.push((await webhooks.postWhatsApp(webhooks.waFailedStatus(messageId, recipient))).status);
+    };
+    const job = await notify(userId, 'Call mom');
+    expect(statuses).toEqual([200]);
+    await system.waitFor(() => Job.fromId(queue, `resend-notice.${job.id}`), 'the resend queued');
+    await resent(job.id as string);
+    expect(templatesTo(waId).map((request) => request.body.template)).toEqual([template('Call mom')]);
+    expect(graph.received(waId)).toHaveLength(3);
+  });
+
+  it('reported failed for a message that is not ours is looked for a few more times, then left; a redelivered status adds no look', async () => {
+    const messageId = `wamid.${randomUUID()}`;
+    const status = webhooks.waFailedStatus(messageId, `55119${webhooks.nextId()}`);
+    expect((await webhooks.postWhatsApp(status)).status).toBe(200);
+    expect((await webhooks.postWhatsApp(status)).status).toBe(200);
+    const recheck = await Job.fromId(queue, `recheck-refusal.${messageId}`);
+    if (!recheck) throw new Error('no recheck queued');
+    await recheck.waitUntilFinished(events, 20_000);
+    // After the webhook's look, four by the job, the redelivery adding none; then it is done, not failed.
+    expect(await queue.getJobState(recheck.id as string)).toBe('completed');
+    expect((await Job.fromId(queue, recheck.id as string))?.attemptsStarted).toBe(4);
+  });
+
   it('reported failed after an admin disabled its user is not sent again', async () => {
     const { userId, waId } = await whatsappUser();
     const job = await notify(userId, 'Water the plants');

@@ -27,6 +27,11 @@ export class FakeGraph extends LocalHttpServer {
   readonly requests: GraphRequest[] = [];
   /** Users whose 24-hour window is closed: a send to them other than a template is refused with code 131047. */
   readonly outsideWindow = new Set<string>();
+  /**
+   * Called with an accepted send's message id and recipient before the send is answered, which
+   * waits for it: Meta's status webhook for a message can reach the gateway before that answer.
+   */
+  beforeAnswer?: (messageId: string, recipient: string) => Promise<unknown>;
   private readonly media = new Map<string, { mimeType: string; data: string }>();
   private messageId = 1;
   /** Test files share one database: each fake's message ids are its own, as Meta's are unique, so a status finds only its message. */
@@ -60,7 +65,7 @@ export class FakeGraph extends LocalHttpServer {
     };
   }
 
-  protected handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
+  protected async handle(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
     const body = raw ? JSON.parse(raw) : {};
     if (req.method === 'GET') return this.serveMedia(req, res);
     if (body.status === 'read') {
@@ -73,6 +78,7 @@ export class FakeGraph extends LocalHttpServer {
     const status = !ok ? 404 : refused ? 400 : 200;
     const messageId = status === 200 ? `${this.messageIdPrefix}${this.messageId++}` : undefined;
     this.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status, at: Date.now(), messageId });
+    if (messageId && this.beforeAnswer) await this.beforeAnswer(messageId, body.to ?? body.recipient);
     const payload =
       status === 200
         ? {

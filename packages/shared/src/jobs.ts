@@ -67,6 +67,11 @@ export const jobCatalog = {
      * whether the send's answer or a status webhook reported the refusal).
      */
     'resend-notice': z.object({ userId: z.uuid(), to: channelAddressSchema, text: z.string().min(1) }),
+    /**
+     * Look again for the message a WhatsApp status reported refused outside the window before its
+     * send was recorded (id: `recheck-refusal.<provider message id>`), and resend it if a notice's.
+     */
+    'recheck-refusal': z.object({ providerMessageId: z.string().min(1) }),
   },
   reminders: {
     /** Post a reminder's text to its user's main session, if the reminder still fires at `at`. */

@@ -15,7 +15,7 @@ import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
 import { createTranscriptionHandler } from './voice-transcription.job';
 import { DeliveryLines } from './delivery-line';
-import { queueNoticeResend } from './notice-resend';
+import { createRefusalRecheck, queueNoticeResend } from './notice-resend';
 import { isUserDisabled } from '../users/users.service';
 
 /** A gateway without the delivery's channel hands it back at most this many times, this soon. */
@@ -143,6 +143,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
         'a notice WhatsApp refused outside its 24-hour window was not sent: the user has no other chat; set WHATSAPP_NOTICE_TEMPLATE to send it as a template',
       );
     },
+    'recheck-refusal': createRefusalRecheck(runtime),
     // Inbound media rides on this queue: it needs the channel's token and retries like a delivery.
     transcribe: createTranscriptionHandler(runtime, new Transcriber(runtime.config)),
   });
