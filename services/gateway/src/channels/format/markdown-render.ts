@@ -1,9 +1,36 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import type { Markup } from './markup';
 
+/**
+ * An inline run (a paragraph's text, a heading, a table cell) longer than this stays plain text:
+ * marked's inline lexer takes time quadratic in a run's length on crafted emphasis (an answer of
+ * 64,000 characters of "_a" held the gateway for seconds), and a run longer than a chat message
+ * has no formatting worth that.
+ */
+export const MAX_INLINE_RUN = 4_000;
+
+/** marked's lexer with MAX_INLINE_RUN applied to every inline run, nested ones included. */
+function boundedLexer(): Lexer {
+  const lexer = new Lexer({ gfm: true });
+  const lexInline = lexer.inlineTokens.bind(lexer);
+  lexer.inlineTokens = (src: string, tokens: Token[] = []) => {
+    if (src.length <= MAX_INLINE_RUN) return lexInline(src, tokens);
+    tokens.push({ type: 'text', raw: src, text: src });
+    return tokens;
+  };
+  return lexer;
+}
+
 /** The top-level blocks of a Markdown text (blank space between them dropped). */
 export function markdownBlocks(markdown: string): Token[] {
-  return Lexer.lex(markdown, { gfm: true }).filter((token) => token.type !== 'space' && token.type !== 'def');
+  return boundedLexer()
+    .lex(markdown)
+    .filter((token) => token.type !== 'space' && token.type !== 'def');
+}
+
+/** The inline tokens of one line. */
+export function inlineTokens(line: string): Token[] {
+  return boundedLexer().inlineTokens(line);
 }
 
 /** Markdown rendered in a chat's dialect: parsed, never rewritten with regular expressions. */

@@ -1,3 +1,4 @@
+import { MAX_INLINE_RUN } from './markdown-render';
 import { formatParts } from './markdown-split';
 import { plainMarkup, telegramHtml, whatsappMarkup } from './markup';
 
@@ -66,5 +67,13 @@ describe('formatParts', () => {
   it('cuts a word longer than a message', () => {
     const parts = formatParts('x'.repeat(250), [telegramHtml], 100).map(([html]) => html);
     expect(parts).toEqual(['x'.repeat(100), 'x'.repeat(100), 'x'.repeat(50)]);
+  });
+
+  it('keeps an inline run longer than MAX_INLINE_RUN as plain text, a nested one too', () => {
+    // marked's inline lexer takes time quadratic in a run's length on crafted emphasis ('*a*a…'):
+    // a model's answer of 64,000 such characters held the gateway for 5-20 s.
+    const run = '*a'.repeat(MAX_INLINE_RUN / 2 + 1);
+    expect(formatParts(`_a_ b\n\n${run}`, [telegramHtml], 4_000).flat().join('')).toBe(`<i>a</i> b${run}`);
+    expect(formatParts(`> ${run}`, [plainMarkup], 10_000).flat().join('')).toContain(run);
   });
 });

@@ -1,6 +1,6 @@
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
 import { safeCutIndex } from '@assistant/shared';
-import { markdownBlocks, renderBlock, renderMarkdown } from './markdown-render';
+import { inlineTokens, markdownBlocks, renderBlock, renderMarkdown } from './markdown-render';
 import type { Markup } from './markup';
 
 /**
@@ -84,7 +84,7 @@ function fitLine(line: string, markups: readonly Markup[], limit: number): Piece
   const whole = markups.map((markup) => renderMarkdown(line, markup));
   if (longest(whole) <= limit) return [piece(whole)];
   const pieces: Piece[] = [];
-  for (const token of Lexer.lexInline(line, { gfm: true })) {
+  for (const token of inlineTokens(line)) {
     const words = token.type === 'text' && !(token as Tokens.Text).tokens ? (token.raw.match(/\S+\s*|\s+/g) ?? []) : [token.raw];
     for (const word of words) {
       const literal = token.type === 'text' || token.type === 'escape';
