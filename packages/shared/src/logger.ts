@@ -58,7 +58,10 @@ export function redactSecrets(text: string): string {
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9_\-.=:+/]{6,}/gi, '$1 [redacted]');
 }
 
-/** Hides the password part of any URL in a string (connection errors often echo the URL). */
+/**
+ * Hides the password part of any URL in a string (connection errors often echo the URL), up to
+ * the URL's last `@`: pg reads `postgres://u:p@ss@host/db` as the password `p@ss`.
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1[redacted]@');
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)\S*@/gi, '$1[redacted]@');
 }
