@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { ConfigError, migrate, parseConfig, redactUrl } from '@assistant/shared';
-import { ensureLocalServices, readStartSettings } from './lib/local-services';
+import { ConfigError, migrate, parseConfig, redactUrl, type Config } from '@assistant/shared';
+import { ensureLocalServices, readStartSettings, type StartSettings } from './lib/local-services';
 
 /**
  * `npm start`: migrate, then run the gateway, the agent worker and the tool worker as separate
@@ -78,18 +78,27 @@ function startReaper(): ChildProcess {
 
 let cleanUp: (() => Promise<void>) | undefined;
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = parseConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
+/** The processes' settings and npm start's own: every problem with either, one line each, stops it. */
+function readSettingsOrExit(): { config: Config; settings: StartSettings } {
+  const problems: string[] = [];
+  const read = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
     }
-    throw error;
-  }
-  const settings = readStartSettings();
+  };
+  const config = read(() => parseConfig());
+  const settings = read(() => readStartSettings());
+  if (config && settings) return { config, settings };
+  process.stderr.write(`${new ConfigError(problems).message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  const { config, settings } = readSettingsOrExit();
   const dataDir = settings.START_DATA_DIR ? path.resolve(settings.START_DATA_DIR) : DATA_DIR;
   // When the terminal goes away (SIGHUP), writing to it fails: that must not stop the shutdown.
   process.stdout.on('error', () => undefined);

@@ -1,25 +1,24 @@
 import path from 'node:path';
 import pg from 'pg';
 import { z } from 'zod';
-import { redactUrl } from '@assistant/shared';
+import { int, optionalString, parseSettings, redactUrl } from '@assistant/shared';
 import { startPrivatePostgres, type PrivateService } from './private-postgres';
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from './private-redis';
 
 /** Settings of `npm start` alone (README, "npm start"); the processes never read them. */
 const startSettings = z.object({
   /** `auto`: use what answers on the default addresses, else start private servers; `private`: always private ones. */
-  START_SERVICES: z.enum(['auto', 'private']).default('auto'),
-  START_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  START_REDIS_PORT: z.coerce.number().int().min(1).max(65535).default(63790),
+  START_SERVICES: optionalString.transform((v) => v ?? 'auto').pipe(z.enum(['auto', 'private'])),
+  START_PG_PORT: int(54329, 1, 65535),
+  START_REDIS_PORT: int(63790, 1, 65535),
   /** Where the private servers keep their data, and where the generated admin token lives. */
-  START_DATA_DIR: z.string().min(1).optional(),
+  START_DATA_DIR: optionalString,
 });
 export type StartSettings = z.infer<typeof startSettings>;
 
+/** Read like the processes' own settings (README.md#configuration); throws a ConfigError with one line per problem. */
 export function readStartSettings(env: NodeJS.ProcessEnv = process.env): StartSettings {
-  const result = startSettings.safeParse(env);
-  if (result.success) return result.data;
-  throw new Error(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  return parseSettings(startSettings, env);
 }
 
 export interface LocalServices {

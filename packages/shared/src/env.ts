@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { mcpServersSetting } from './mcp/mcp-config';
 import { canonicalTimeZone, isTimeZone } from './time/local-time';
 
-const optionalString = z
+/** A variable set to blanks is unset: docker-compose.yml hands every unset one over empty. */
+export const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
@@ -54,7 +55,7 @@ function parseRedisUrl(url: string): void {
  * Whole numbers written in decimal. Number() also reads `0x1F90`, `1e3` and `80.0`, so PORT=0x1F90
  * was port 8080: a value the operator did not mean to write is refused instead.
  */
-const int = (fallback: number, min: number, max: number) => {
+export const int = (fallback: number, min: number, max: number) => {
   const range = `must be a whole number from ${min} to ${max}`;
   return optionalString
     .transform((v) => v ?? String(fallback))
@@ -180,11 +181,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment; throws a ConfigError with one line per problem. */
-export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env);
+/** Parses the environment with a schema of settings; throws a ConfigError with one line per problem. */
+export function parseSettings<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const result = schema.safeParse(env);
   if (result.success) return result.data;
   throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return parseSettings(configSchema, env);
 }
 
 /** For a process entry point: invalid configuration prints one line per problem and exits 1. */
