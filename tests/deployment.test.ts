@@ -25,6 +25,10 @@ describe('docker-compose.yml', () => {
     expect(parseConfig(Object.fromEntries(names.map((name) => [name, ''])))).toEqual(parseConfig({}));
   });
 
+  it('requires no variable: a `${X:?…}` fails every compose command (config, logs, down) while X is unset', () => {
+    expect(compose.match(/\$\{\w+:?\?[^}]*\}/g) ?? []).toEqual([]);
+  });
+
   it('gives every process longer than SHUTDOWN_TIMEOUT_MS to drain before docker kills it', () => {
     // `docker stop` and `docker compose down` send SIGKILL after 10 s unless told otherwise.
     const graceSeconds = Number(/^ {2}stop_grace_period: (\d+)s$/m.exec(shared)?.[1] ?? 10);
