@@ -1,7 +1,38 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import type { Queryable } from './db';
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../migrations');
+const MIGRATIONS_TABLE = 'pgmigrations';
+
+export class MigrationsPending extends Error {}
+
+/**
+ * For /readyz: throws MigrationsPending while a migration of this code is not applied. The
+ * processes do not migrate (only `npm start` and `npm run migrate` do), and one started on an
+ * older schema would answer every request with a 500. Once all are applied the check stays
+ * passed for the process (migrations are never undone), so later probes cost no query.
+ */
+export function migrationsApplied(db: Queryable): () => Promise<void> {
+  const expected = fs.readdirSync(MIGRATIONS_DIR).map((file) => path.parse(file).name);
+  let applied = false;
+  return async () => {
+    if (applied) return;
+    const rows = await db.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`).then(
+      (result) => result.rows,
+      (error: { code?: string }) => {
+        // No table yet: never migrated.
+        if (error.code === '42P01') return [];
+        throw error;
+      },
+    );
+    const names = new Set(rows.map((row) => row.name));
+    const pending = expected.filter((name) => !names.has(name)).length;
+    if (pending > 0) throw new MigrationsPending(`postgresql lacks ${pending} migrations (run npm run migrate)`);
+    applied = true;
+  };
+}
 
 /** Creates the database named in the URL when it does not exist yet (README.md#requirements). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
@@ -32,7 +63,7 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
     databaseUrl,
     dir: MIGRATIONS_DIR,
     direction: 'up',
-    migrationsTable: 'pgmigrations',
+    migrationsTable: MIGRATIONS_TABLE,
     count: Infinity,
     singleTransaction: true,
     log,

@@ -2,11 +2,12 @@ import http from 'node:http';
 import os from 'node:os';
 import type { Config } from './env';
 import { loadConfigOrExit } from './env';
-import { createDb, pingDb, type Db, type Queryable } from './db';
+import { createDb, pingDb, withTimeout, type Db, type Queryable } from './db';
 import { EventWriter, type EventCounters } from './events';
 import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
+import { MigrationsPending, migrationsApplied } from './migrate';
 import { createQueues, type Queues } from './queues';
 import { createClientRedis, pingRedis, type Redis } from './redis';
 import { ChatTyping } from './turns/chat-typing';
@@ -56,6 +57,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     ),
   );
   const typing = new ChatTyping(redis, config.QUEUE_PREFIX);
+  const migrated = migrationsApplied(db);
   return {
     config,
     logger,
@@ -73,11 +75,16 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       MAX_MODEL_TOOLS - modelTools.length,
     ),
     checkReady: async () => {
-      const results = await Promise.allSettled([pingDb(db), pingRedis(redis)]);
-      const failed = [results[0].status === 'rejected' ? 'postgresql' : '', results[1].status === 'rejected' ? 'redis' : ''].filter(
-        Boolean,
-      );
-      if (failed.length > 0) throw new Error(`not ready: ${failed.join(', ')} did not answer`);
+      const [postgres, redisPing] = await Promise.allSettled([
+        pingDb(db).then(() => withTimeout(migrated(), 1_000, 'PostgreSQL did not answer')),
+        pingRedis(redis),
+      ]);
+      const problem = (result: PromiseSettledResult<void>, name: string) =>
+        result.status === 'fulfilled'
+          ? []
+          : [result.reason instanceof MigrationsPending ? result.reason.message : `${name} did not answer`];
+      const failed = [...problem(postgres, 'postgresql'), ...problem(redisPing, 'redis')];
+      if (failed.length > 0) throw new Error(`not ready: ${failed.join(', ')}`);
     },
     close: async () => {
       await metrics.flush();

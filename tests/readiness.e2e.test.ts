@@ -1,0 +1,46 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { Api } from '../scripts/lib/api';
+import { TestSystem } from '../scripts/lib/system';
+
+/**
+ * `npm run start:*` do not migrate (README.md#scaling-out): a process started on a database that
+ * lacks migrations is not ready, saying what to run, rather than answering every request 500.
+ */
+const base = new URL(process.env.DATABASE_URL as string);
+const name = `${base.pathname.slice(1)}_unmigrated`;
+const url = Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+const admin = new pg.Pool({ connectionString: Object.assign(new URL(base.href), { pathname: '/postgres' }).href, max: 1 });
+
+beforeAll(async () => {
+  await admin.query(`CREATE DATABASE "${name}"`);
+});
+
+afterAll(async () => {
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+});
+
+it('answers 503 on /readyz naming the missing migrations until `npm run migrate` ran, then 200', async () => {
+  const system = await new TestSystem().start({ env: { DATABASE_URL: url }, services: [] });
+  system.spawn('gateway');
+  try {
+    const api = new Api(system.url);
+    // Once its Redis connection is up (at first that is not ready either).
+    const notReady = await system.waitFor(async () => {
+      const res = await api.get('/readyz').catch(() => undefined);
+      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
+    }, 'gateway answering, Redis connected');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.error).toMatch(/^not ready: postgresql lacks \d+ migrations \(run npm run migrate\)$/);
+
+    execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: 'ignore',
+    });
+    await system.waitReady();
+  } finally {
+    await system.stop();
+  }
+});
