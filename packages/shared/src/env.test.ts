@@ -91,9 +91,11 @@ describe('parseConfig', () => {
       ['DATABASE_URL', 'postgres://app:secret@127.0.0.1:99999/assistant'],
       ['REDIS_URL', 'redis://:secret@127.0.0.1:abc'],
       ['REDIS_URL', 'redis://%zz:secret@127.0.0.1:6379'],
+      ['REDIS_URL', 'redis://:secret@127.0.0.1:6379/abc'],
+      ['REDIS_URL', 'redis://:secret@127.0.0.1:6379?db=one'],
     ] as const) {
       expect(problemsOf({ [name]: value })).toEqual([
-        `${name}: is not a connection string the driver can read (check the port and %-escapes)`,
+        `${name}: is not a connection string the driver can read (check the port, the database and %-escapes)`,
       ]);
     }
   });

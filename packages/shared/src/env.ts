@@ -32,7 +32,10 @@ const connectionUrl = (fallback: string, scheme: RegExp, example: string, parses
       z
         .string()
         .regex(scheme, `must start with ${example}`)
-        .refine((url) => succeeds(() => parses(url)), 'is not a connection string the driver can read (check the port and %-escapes)'),
+        .refine(
+          (url) => succeeds(() => parses(url)),
+          'is not a connection string the driver can read (check the port, the database and %-escapes)',
+        ),
     );
 
 function succeeds(parse: () => unknown): boolean {
@@ -44,11 +47,18 @@ function succeeds(parse: () => unknown): boolean {
   }
 }
 
-/** What ioredis does with a `redis://` URL: the WHATWG parser, then its user name and password decoded. */
+/**
+ * What ioredis does with a `redis://` URL: the WHATWG parser, then its user name and password
+ * decoded, and the path (or `?db=`) sent as the database number: `/abc` was a SELECT NaN, whose
+ * error crashed the process with a stack trace once connected.
+ */
 function parseRedisUrl(url: string): void {
   const parsed = new URL(url);
   decodeURIComponent(parsed.username);
   decodeURIComponent(parsed.password);
+  for (const db of [parsed.pathname.slice(1), parsed.searchParams.get('db') ?? '']) {
+    if (!/^\d*$/.test(db)) throw new Error('the database is not a number');
+  }
 }
 
 /**
