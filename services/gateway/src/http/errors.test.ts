@@ -18,6 +18,10 @@ beforeAll(async () => {
   app.get('/broken', () => {
     throw new Error('connection string postgres://secret@db');
   });
+  // A backing service that cannot be reached, as pg and ioredis report it.
+  app.get('/down/:code', (req) => {
+    throw Object.assign(new Error(`connect ${req.params.code} db:5432`), { code: req.params.code });
+  });
   // As admin.routes.ts mounts it: past its own prefix, inside a router of its own.
   app.use(Router().use('/v1/admin', notFoundRoute));
   app.use(notFoundRoute);
@@ -49,6 +53,14 @@ describe('errorHandler', () => {
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ error: { code: 'internal', message: 'something went wrong on our side' } });
     expect(logged).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 503 when PostgreSQL or Redis cannot be reached, including by a host name that does not resolve', async () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']) {
+      const res = await fetch(`${url}/down/${code}`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+    }
   });
 
   it('answers the 503 of an unset ADMIN_TOKEN without logging it as a failure', async () => {

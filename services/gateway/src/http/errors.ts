@@ -70,10 +70,13 @@ function toHttpError(error: unknown): HttpError {
   return new HttpError(500, 'internal', 'something went wrong on our side');
 }
 
-/** Connection failures of PostgreSQL or Redis: the client should retry, nothing was lost. */
+/**
+ * Connection failures of PostgreSQL or Redis: the client should retry, nothing was lost. A host
+ * name that does not resolve is one too: a compose service's name while its container restarts.
+ */
 function isUnavailable(error: unknown): boolean {
   const text = error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ''}` : '';
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]|53300/i.test(
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]|53300/i.test(
     text,
   );
 }
