@@ -24,11 +24,13 @@ function say(message: string): void {
 function adminToken(dataDir: string): string {
   if (process.env.ADMIN_TOKEN?.trim()) return process.env.ADMIN_TOKEN.trim();
   const file = path.join(dataDir, 'admin-token');
-  if (!fs.existsSync(file)) {
+  let token = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+  // An empty file (a write cut short by a full disk, say) would leave the admin endpoints off for good.
+  if (!token) {
+    token = randomBytes(24).toString('base64url');
     fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   }
-  const token = fs.readFileSync(file, 'utf8').trim();
   const shown = path.relative(ROOT, file).startsWith('..') ? file : path.relative(ROOT, file);
   say(`ADMIN_TOKEN was not set; using the one in ${shown}: ${token}`);
   return token;
