@@ -471,6 +471,22 @@ describe('OfflinePlanner', () => {
       ['me lembra no dia 24 de dezembro às 10h de comprar presentes', { text: 'comprar presentes', at: '2026-12-24T10:00:00' }],
       ['remind me in 2 days at 9 to pay', { text: 'pay', at: '2026-11-25T09:00:00' }],
       ['me lembra daqui a 2 dias às 9h de pagar', { text: 'pagar', at: '2026-11-25T09:00:00' }],
+      // A day of the month alone: this month's while still ahead, else next month's.
+      ['remind me to pay rent on the 5th at 9:00', { text: 'pay rent', at: '2026-12-05T09:00:00' }],
+      ['remind me on the 23rd at 11 to pay rent', { text: 'pay rent', at: '2026-11-23T11:00:00' }],
+      ['remind me on the 23rd at 9 to pay rent', { text: 'pay rent', at: '2026-12-23T09:00:00' }],
+      ['remind me to pay rent on the 31st at 9:00', { text: 'pay rent', at: '2026-11-30T09:00:00' }],
+      ['remind me to pay rent every month on the 5th at 9', { text: 'pay rent', at: '2026-12-05T09:00:00', repeat: 'monthly' }],
+      ['remind me on the 5th of every month at 9 to pay rent', { text: 'pay rent', at: '2026-12-05T09:00:00', repeat: 'monthly' }],
+      // A monthly reminder starts in a month with that day: its first day is the one it keeps.
+      ['remind me to pay rent every month on the 31st at 9:00', { text: 'pay rent', at: '2026-12-31T09:00:00', repeat: 'monthly' }],
+      ['me lembre todo mes no dia 31 as 9h de pagar o aluguel', { text: 'pagar o aluguel', at: '2026-12-31T09:00:00', repeat: 'monthly' }],
+      ['me lembre dia 15 às 9h de pagar o aluguel', { text: 'pagar o aluguel', at: '2026-12-15T09:00:00' }],
+      ['me lembre de pagar o aluguel no dia 5 as 9h', { text: 'pagar o aluguel', at: '2026-12-05T09:00:00' }],
+      ['me lembre todo dia 5 às 9h de pagar o aluguel', { text: 'pagar o aluguel', at: '2026-12-05T09:00:00', repeat: 'monthly' }],
+      ['me lembre no dia 5 de cada mês às 9h de pagar', { text: 'pagar', at: '2026-12-05T09:00:00', repeat: 'monthly' }],
+      ['me lembre todo dia 7h de tomar remédio', { text: 'tomar remédio', at: '2026-11-24T07:00:00', repeat: 'daily' }],
+      ['remind me to read the 5th chapter at 9', { text: 'read the 5th chapter', at: '2026-11-24T09:00:00' }],
       // Repeats.
       ['remind me to take pills at 8am every day', { text: 'take pills', at: '2026-11-24T08:00:00', repeat: 'daily' }],
       ['remind me every weekday at 8 to stand up', { text: 'stand up', at: '2026-11-24T08:00:00', repeat: 'weekdays' }],
@@ -537,6 +553,16 @@ describe('OfflinePlanner', () => {
       const monthEnd = new Date('2026-12-01T02:30:00Z'); // 30 November, 23:30 in São Paulo
       expect(await reminderFor('me lembra às 23h de dormir', monthEnd)).toEqual([
         ['create_reminder', { text: 'dormir', at: '2026-12-01T23:00:00' }],
+      ]);
+    });
+
+    it('puts a day past the end of the month on its last day, or a monthly reminder in the next month that has it', async () => {
+      const lastOfJanuary = new Date('2027-01-31T15:00:00Z'); // 31 January, 12:00 in São Paulo
+      expect(await reminderFor('remind me to pay rent on the 30th at 9:00', lastOfJanuary)).toEqual([
+        ['create_reminder', { text: 'pay rent', at: '2027-02-28T09:00:00' }],
+      ]);
+      expect(await reminderFor('me lembre todo mês no dia 31 às 9h de pagar o aluguel', lastOfJanuary)).toEqual([
+        ['create_reminder', { text: 'pagar o aluguel', at: '2027-03-31T09:00:00', repeat: 'monthly' }],
       ]);
     });
 

@@ -38,17 +38,23 @@ function englishTimeParser(): Chrono {
 }
 
 const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|segunda|terca|quarta|quinta|sexta|sabado|domingo';
-// Runs on folded text (no accents). "every Monday" keeps "Monday" for chrono: it says which day.
+const DAY = '(3[01]|[12]\\d|0?[1-9])';
+// "dia 5" is a day of the month; "dia 7h" and "dia 7:30" are a time ("todo dia 7h").
+const DIA = String.raw`dia ${DAY}(?![\p{L}\p{N}:/])`;
+// Runs on folded text (no accents). "every Monday" keeps "Monday" for chrono: it says which day;
+// "todo dia 5" (monthly, not daily) keeps "dia 5" for MONTH_DAY.
 const REPEATS = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:` +
     String.raw`(?<weekdays>every weekday|on weekdays|weekdays|(?:todo|cada) dia util|todos os dias uteis|(?:nos|em) dias uteis|de segunda a sexta)` +
-    String.raw`|(?<daily>every day|each day|everyday|daily|todo dia|todos os dias|cada dia|diariamente)` +
+    String.raw`|(?<daily>every day|each day|everyday|daily|(?:todo|cada) (?!${DIA})dia|todos os dias|diariamente)` +
     String.raw`|(?<weekday>every|each|toda|todas as|todo|todos os|cada)(?=\s+(?:${WEEKDAY}))` +
     String.raw`|(?<weekly>every week|each week|weekly|toda semana|todas as semanas|cada semana|semanalmente)` +
-    String.raw`|(?<monthly>every month|each month|monthly|todo mes|todos os meses|cada mes|mensalmente)` +
+    String.raw`|(?<monthly>(?:of )?(?:every|each) month|monthly|(?:de )?(?:todo|cada) mes|todos os meses|mensalmente|(?:todo|cada)(?= ${DIA}))` +
     String.raw`)(?![\p{L}\p{N}])`,
   'u',
 );
+// chrono reads no day of the month on its own: "on the 5th (of the month)", "(no) dia 5".
+const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
 const CONNECTOR = /^(?:to|about|that|de|para|pra|sobre|que)\s+/iu;
 
 type Span = readonly [number, number];
@@ -81,10 +87,12 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   if (!time) return null;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
   for (const used of new Set([time, day])) if (used) spans.push([used.index, used.index + used.text.length]);
+  const monthDay = day ? null : MONTH_DAY.exec(fold(scanned));
+  if (monthDay) spans.push([monthDay.index, monthDay.index + monthDay[0].length]);
 
   const text = withoutSpans(raw, spans).replace(CONNECTOR, '');
   const repeat = recurrence ? repeatOf(recurrence.groups ?? {}) : undefined;
-  const next = resolve(time, day, now, zone);
+  const next = monthDay ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly') : resolve(time, day, now, zone);
   // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
   const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
@@ -127,6 +135,25 @@ function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTim
     return at <= now ? at.plus({ weeks: 1 }) : at;
   }
   return today <= now ? today.plus({ days: 1 }) : today;
+}
+
+/**
+ * The next time on that day of the month: this month's if still ahead, else next month's. Like a
+ * monthly reminder (docs/tools.md#times), a one-off one on the 31st falls on the last day of a
+ * shorter month; a monthly one starts in a month that has the day, since every later month keeps
+ * the day of its first `at`.
+ */
+function onMonthDay(day: number, time: ParsedResult, now: DateTime, monthly: boolean): DateTime | null {
+  const thisMonth = now.set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 });
+  // Any day of the month comes within three months (the 31st after 31 January: 31 March).
+  for (let months = 0; months < 3; months++) {
+    const month = thisMonth.plus({ months });
+    const daysInMonth = month.daysInMonth as number;
+    if (monthly && day > daysInMonth) continue;
+    const at = month.set({ day: Math.min(day, daysInMonth) });
+    if (at > now) return at;
+  }
+  return null;
 }
 
 /** The text without the time and repeat phrases, spaces collapsed and stray punctuation trimmed. */
