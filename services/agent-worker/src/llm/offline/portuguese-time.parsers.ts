@@ -36,6 +36,15 @@ const unaccentedAt: Parser = {
   extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? 0) }),
 };
 
+/**
+ * "ao meio-dia", "meio dia", "à meia-noite", "meia-noite e meia": chrono's own "meio-dia" only
+ * implies its hour, so alone it is no time of day, and it does not read the words without hyphen.
+ */
+const noonAndMidnight: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:(?:ao|à|a)\s+)?(?:(meio)[-\s]dia|meia[-\s]noite)(\s+e\s+meia)?${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: match[1] ? 12 : 0, minute: match[2] ? 30 : 0 }),
+};
+
 const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
   min: 'minute',
   minuto: 'minute',
@@ -66,6 +75,9 @@ const relative: Parser = {
 /** chrono's casual Portuguese with the forms above. */
 export function portugueseTimeParser(): Chrono {
   const parser = pt.casual.clone();
+  // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
+  // longer, or else the one found first.
+  parser.parsers.unshift(noonAndMidnight);
   parser.parsers.push(hours, unaccentedAt, relative);
   return parser;
 }
