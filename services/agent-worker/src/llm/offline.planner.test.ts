@@ -459,6 +459,8 @@ describe('OfflinePlanner', () => {
       ['me lembre de pagar as 2 contas as 16:30', { text: 'pagar as 2 contas', at: '2026-11-23T16:30:00' }],
       ['me lembra em 2 horas de sair', { text: 'sair', at: '2026-11-23T12:00:00' }],
       ['me lembra dentro de meia hora de sair', { text: 'sair', at: '2026-11-23T10:30:00' }],
+      ['me lembra daqui a 1h de ligar', { text: 'ligar', at: '2026-11-23T11:00:00' }],
+      ['me lembre em 30min de sair', { text: 'sair', at: '2026-11-23T10:30:00' }],
       ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: '2026-11-24T07:00:00' }],
       ['novo lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: '2026-11-24T22:00:00' }],
       ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: '2026-11-24T08:00:00' }],

@@ -55,11 +55,14 @@ const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
 };
 const COUNTS: Record<string, number> = { um: 1, uma: 1, dois: 2, duas: 2, tres: 3, três: 3, meia: 0.5 };
 
-/** "daqui a 20 minutos", "em 2 horas", "dentro de meia hora": an instant, counted from now. */
+/**
+ * "daqui a 20 minutos", "em 2 horas", "daqui a 1h", "dentro de meia hora": an instant, counted
+ * from now. "daqui a 1h" is longer than the hour "a 1h" in it, so chrono keeps this reading.
+ */
 const relative: Parser = {
   pattern: () =>
     new RegExp(
-      String.raw`${START}(?:daqui\s+a|daqui|em|dentro\s+de)\s+(\d{1,4}|um|uma|dois|duas|tr[eê]s|meia)\s+(min|minutos?|horas?|h|dias?|semanas?)${END}`,
+      String.raw`${START}(?:daqui\s+a|daqui|em|dentro\s+de)\s+(\d{1,4}|um|uma|dois|duas|tr[eê]s|meia)\s*(min|minutos?|horas?|h|dias?|semanas?)${END}`,
       'iu',
     ),
   extract: (context, match) => {
