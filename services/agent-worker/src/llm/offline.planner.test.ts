@@ -453,6 +453,10 @@ describe('OfflinePlanner', () => {
       ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
       ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
       ['me lembra às 15 horas de ligar', { text: 'ligar', at: '2026-11-23T15:00:00' }],
+      ['me lembre às 8 da noite de ligar', { text: 'ligar', at: '2026-11-23T20:00:00' }],
+      ['me lembre de ligar as 3 da tarde', { text: 'ligar', at: '2026-11-23T15:00:00' }],
+      ['me lembre amanhã às 7h30 da manhã de correr', { text: 'correr', at: '2026-11-24T07:30:00' }],
+      ['me lembre às 12 da noite de dormir', { text: 'dormir', at: '2026-11-24T00:00:00' }],
       // "às" typed without its accent; "as" before a count is still the article.
       ['me lembre de beber agua as 15:00', { text: 'beber agua', at: '2026-11-23T15:00:00' }],
       ['me lembra amanha as 9 de ligar para a mae', { text: 'ligar para a mae', at: '2026-11-24T09:00:00' }],

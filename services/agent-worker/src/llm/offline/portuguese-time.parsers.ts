@@ -25,6 +25,24 @@ const hours: Parser = {
   extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
 };
 
+/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã": the part of the day says which 8 it is. */
+const hourOfPeriod: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}(?:(?:às|as|a)\s+)?${HOUR}(?:h${MINUTE}?|:${MINUTE})?\s+da\s+(manhã|manha|madrugada|tarde|noite)${END}`,
+      'iu',
+    ),
+  extract: (_context, match) => {
+    const hour = Number(match[1]);
+    const minute = Number(match[2] ?? match[3] ?? 0);
+    const period = (match[4] ?? '').toLowerCase();
+    if (period !== 'tarde' && period !== 'noite') return { hour, minute };
+    // "12 da noite" is midnight; "12 da tarde" noon.
+    if (period === 'noite' && hour === 12) return { hour: 0, minute };
+    return { hour: hour < 12 ? hour + 12 : hour, minute };
+  },
+};
+
 /**
  * "as 15:00", "amanha as 9 de ...": "às" typed without its accent, read as chrono reads "às 9".
  * A bare hour must end the time phrase (before a connector, punctuation or the end), so the
@@ -81,6 +99,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, unaccentedAt, relative);
+  parser.parsers.push(hours, hourOfPeriod, unaccentedAt, relative);
   return parser;
 }
