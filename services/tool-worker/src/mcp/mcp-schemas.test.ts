@@ -52,6 +52,23 @@ describe('toMcpTool', () => {
     }
   });
 
+  it('checks patterns with RE2: as JavaScript does, and one RE2 cannot run checks nothing', () => {
+    const { tool } = toMcpTool('files', {
+      name: 'tag',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' }, free: { type: 'string', pattern: '^(?!-)' } },
+        patternProperties: { '^x-': { type: 'number' } },
+      },
+    });
+    const validate = tool?.validate as NonNullable<typeof tool>['validate'];
+    expect(validate({ code: 'ABC', 'x-size': 3 })).toBe(true);
+    expect(validate({ code: 'ABCD' })).toBe(false);
+    expect(schemaProblems(validate)).toBe('code: must match pattern "^[A-Z]{3}$"');
+    expect(validate({ 'x-size': 'big' })).toBe(false);
+    expect(validate({ free: '-anything' })).toBe(true);
+  });
+
   it('leaves out a tool the model could not call, saying why', () => {
     expect(toMcpTool('files', { name: 'has space', inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');
     expect(toMcpTool('files', { name: 'x'.repeat(60), inputSchema: { type: 'object' } }).problem).toContain('not a valid function name');

@@ -1,4 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
+import { RE2JS } from 're2js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { mcpToolName, shortened, stripUuids, UUID_PATTERN, type McpToolEntry } from '@assistant/shared';
 
@@ -14,10 +15,34 @@ export interface McpTool {
   validate: ValidateFunction;
 }
 
+/**
+ * The engine of a schema's `pattern` and `patternProperties`. A server's pattern runs on the model's
+ * arguments in the tool worker: with JavaScript's backtracking RegExp one like `^(a+)+$` held it
+ * for minutes, out of reach of any timeout. RE2 takes time linear in the text. A pattern RE2 does
+ * not support (a lookahead, a backreference) matches anything here: the server checks its own arguments.
+ */
+function linearRegExp(pattern: string): { test(text: string): boolean; toString(): string } {
+  let compiled: RE2JS | undefined;
+  try {
+    compiled = RE2JS.compile(pattern);
+  } catch {
+    compiled = undefined;
+  }
+  // ajv keeps one compiled pattern per toString().
+  return { test: (text) => compiled?.matcher(text).find() ?? true, toString: () => pattern };
+}
+linearRegExp.code = 'linearRegExp';
+
 // strict: false, since servers write schemas with keywords and formats of every dialect.
 // addUsedSchema: false, as a schema with an `$id` is compiled again on every listing (and two
 // servers may use the same one): registered, its second compile would throw and drop the tool.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+const ajv = new Ajv2020({
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  addUsedSchema: false,
+  code: { regExp: linearRegExp },
+});
 
 /**
  * A server's tool in our registry's terms, with its compiled argument validator; undefined (with

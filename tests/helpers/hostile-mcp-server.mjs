@@ -1,0 +1,20 @@
+// An MCP server (stdio) that misbehaves on purpose, as a careless or hostile server in the wild may:
+// a schema pattern that backtracks for minutes in a JavaScript RegExp.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const readOnly = { readOnlyHint: true };
+const tools = [
+  { name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object' }, annotations: readOnly },
+  {
+    name: 'backtracking',
+    description: 'Its argument must match a pattern with nested repetition.',
+    inputSchema: { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } } },
+    annotations: readOnly,
+  },
+];
+const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+server.setRequestHandler(CallToolRequestSchema, async ({ params }) => ({ content: [{ type: 'text', text: `${params.name} ran` }] }));
+await server.connect(new StdioServerTransport());
