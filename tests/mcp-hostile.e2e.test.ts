@@ -22,6 +22,7 @@ beforeAll(async () => {
   await model.start();
   model.script = byUserText({
     'ping:': once('hostile__ping', {}),
+    'broken text:': once('hostile__broken_text', {}),
     // Each extra "a" doubles the time a backtracking RegExp takes to refuse it: hours here.
     'backtracking:': once('hostile__backtracking', { word: `${'a'.repeat(40)}!` }),
   });
@@ -49,4 +50,12 @@ it('checks a schema pattern that backtracks without end in linear time: the call
   expect(events.at(-1)?.data.status).toBe('completed');
   const next = await user.converse('ping: after it');
   expect(JSON.parse(String(find(next.events, 'tool_complete')?.result))).toMatchObject({ success: true, message: 'ping ran' });
+});
+
+it('fails a call whose error text holds a NUL and a lone surrogate with that text, cleaned, not as an unknown outcome', async () => {
+  const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  const { events } = await user.converse('broken text: try it');
+  const failed = events.find((event) => event.event === 'task_update' && event.data.status === 'failed')?.data;
+  expect(failed?.error).toBe('bad input \uFFFD here');
+  expect(events.at(-1)?.data.status).toBe('completed');
 });

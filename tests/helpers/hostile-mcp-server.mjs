@@ -1,5 +1,5 @@
 // An MCP server (stdio) that misbehaves on purpose, as a careless or hostile server in the wild may:
-// a schema pattern that backtracks for minutes in a JavaScript RegExp.
+// a schema pattern that backtracks for minutes in a JavaScript RegExp, an error text with a NUL and a lone surrogate.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -13,8 +13,13 @@ const tools = [
     inputSchema: { type: 'object', properties: { word: { type: 'string', pattern: '^(a+)+$' } } },
     annotations: readOnly,
   },
+  { name: 'broken_text', description: 'Fails with text PostgreSQL cannot store.', inputSchema: { type: 'object' }, annotations: readOnly },
 ];
 const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, async ({ params }) => ({ content: [{ type: 'text', text: `${params.name} ran` }] }));
+server.setRequestHandler(CallToolRequestSchema, async ({ params }) =>
+  params.name === 'broken_text'
+    ? { content: [{ type: 'text', text: 'bad\u0000 input \ud800 here' }], isError: true }
+    : { content: [{ type: 'text', text: `${params.name} ran` }] },
+);
 await server.connect(new StdioServerTransport());

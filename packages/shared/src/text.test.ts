@@ -1,4 +1,4 @@
-import { nameKey, sliceText, splitText, stripUuids } from './text';
+import { nameKey, sliceText, splitText, storableText, stripUuids } from './text';
 
 describe('nameKey', () => {
   it.each([
@@ -13,6 +13,12 @@ describe('nameKey', () => {
 describe('stripUuids', () => {
   it('replaces every UUID in a text', () => {
     expect(stripUuids('a 3f2b8c1e-9d4a-4b7e-8f00-1234567890ab b 3F2B8C1E-9D4A-4B7E-8F00-1234567890AB')).toBe('a [hidden id] b [hidden id]');
+  });
+});
+
+describe('storableText', () => {
+  it('drops NUL characters and replaces lone surrogate halves, keeping pairs', () => {
+    expect(storableText('a\u0000b \ud800 \udc00 😀')).toBe('ab \uFFFD \uFFFD 😀');
   });
 });
 

@@ -7,6 +7,7 @@ import {
   outboxRemoval,
   outboxWithout,
   nextTaskSql,
+  storableText,
   stripUuids,
   withTransaction,
   type DbClient,
@@ -236,7 +237,8 @@ export class ToolRunner {
   ): Promise<Completion> {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
-    const error = result.success ? undefined : stripUuids(String(result.error));
+    // A failure's text goes into JSONB events and a text column as it is: an MCP server's may hold a NUL.
+    const error = result.success ? undefined : storableText(stripUuids(String(result.error)));
     const done =
       failure === 'error' || failure === 'unknown'
         ? outboxEvent({ type: 'tool_failed', task_id: task.ref, tool_name: task.tool_name, error: error ?? 'failed' })
