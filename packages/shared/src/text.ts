@@ -17,11 +17,9 @@ export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
 
-const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /** `text` as PostgreSQL stores it, in a text column or inside JSONB: no NUL, and a lone surrogate half replaced by U+FFFD. */
 export function storableText(text: string): string {
-  return text.replaceAll('\u0000', '').replace(LONE_SURROGATES, '\uFFFD');
+  return text.replaceAll('\u0000', '').toWellFormed();
 }
 
 /** Whether a cut at `index` falls between the two halves of a surrogate pair (an emoji, a character outside the BMP). */

@@ -32,10 +32,6 @@ export interface ScreenedCall {
   notRun?: boolean;
 }
 
-/** With the `u` flag a surrogate range matches only unpaired halves, which JSONB refuses. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const LONE_SURROGATES = /[\uD800-\uDFFF]/gu;
-
 /**
  * Bounds every call of one model step. Runnable calls past `maxCalls` keep their id and name (the model
  * must get a result for each) but not their arguments, and are marked as not run.
@@ -97,8 +93,8 @@ export function parseUntrustedArguments(text: string): { args: Record<string, un
 /** The answer text as it may be stored: no NUL (PostgreSQL refuses it), well-formed, bounded. */
 export function screenContent(text: string): string {
   const clean = text.replaceAll('\u0000', '');
-  if (clean.length <= OUTPUT_LIMITS.contentChars) return clean.replace(LONE_SURROGATES, '\uFFFD');
-  return `${clean.slice(0, OUTPUT_LIMITS.contentChars).replace(LONE_SURROGATES, '\uFFFD')}\n\n[… the rest of this answer was cut: it was over ${OUTPUT_LIMITS.contentChars} characters]`;
+  if (clean.length <= OUTPUT_LIMITS.contentChars) return clean.toWellFormed();
+  return `${clean.slice(0, OUTPUT_LIMITS.contentChars).toWellFormed()}\n\n[… the rest of this answer was cut: it was over ${OUTPUT_LIMITS.contentChars} characters]`;
 }
 
 /** Streams at most the characters an answer may keep (OUTPUT_LIMITS.contentChars), then stays quiet. */
@@ -121,7 +117,7 @@ function cleanText(text: string, max: number): string {
       // eslint-disable-next-line no-control-regex
       .replace(/[\u0000-\u001f\u007f]/g, '')
       .slice(0, max)
-      .replace(LONE_SURROGATES, '\uFFFD')
+      .toWellFormed()
   );
 }
 
@@ -149,10 +145,10 @@ function storableStrings(root: object): boolean {
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string') {
-      if (value.includes('\u0000') || LONE_SURROGATE.test(value)) return false;
+      if (value.includes('\u0000') || !value.isWellFormed()) return false;
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000') || LONE_SURROGATE.test(key)) return false;
+        if (key.includes('\u0000') || !key.isWellFormed()) return false;
         stack.push(item);
       }
     }

@@ -6,9 +6,6 @@ export const MAX_JSON_DEPTH = 64;
 
 type Path = (string | number)[];
 
-/** Half of a UTF-16 pair without its other half: PostgreSQL's jsonb refuses it as "\ud800". */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 interface Problem {
   path: Path;
   message: string;
@@ -16,7 +13,7 @@ interface Problem {
 
 /**
  * The first part of a parsed JSON value the system will not store: nesting past MAX_JSON_DEPTH
- * or a NUL character in a string or key (PostgreSQL text and jsonb refuse it). The walk keeps its
+ * or a NUL character or half of a UTF-16 pair in a string or key (PostgreSQL text and jsonb refuse them). The walk keeps its
  * own stack: a recursive one would overflow on the very input it is meant to refuse.
  */
 export function findUnstorable(value: unknown, { allowNul = false } = {}): Problem | undefined {
@@ -25,7 +22,7 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
     const { value: current, depth, path } = item;
     if (typeof current === 'string') {
       if (!allowNul && current.includes('\0')) return { path, message: 'must not contain a NUL character' };
-      if (!allowNul && LONE_SURROGATE.test(current)) return { path, message: 'must be valid Unicode (a lone surrogate)' };
+      if (!allowNul && !current.isWellFormed()) return { path, message: 'must be valid Unicode (a lone surrogate)' };
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
@@ -33,7 +30,7 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
     for (const [key, child] of Object.entries(current)) {
       const childPath = [...path.slice(0, MAX_JSON_DEPTH), Array.isArray(current) ? Number(key) : key];
       if (!allowNul && key.includes('\0')) return { path: childPath, message: 'keys must not contain a NUL character' };
-      if (!allowNul && LONE_SURROGATE.test(key)) return { path: childPath, message: 'keys must be valid Unicode (a lone surrogate)' };
+      if (!allowNul && !key.isWellFormed()) return { path: childPath, message: 'keys must be valid Unicode (a lone surrogate)' };
       stack.push({ value: child, depth: depth + 1, path: childPath });
     }
   }
@@ -70,7 +67,7 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f
  * chat message is cleaned, never refused).
  */
 export function withoutControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, '').replace(LONE_SURROGATES, '\uFFFD');
+  return text.replace(CONTROL_CHARACTERS, '').toWellFormed();
 }
 
 /**
