@@ -6,6 +6,7 @@ import { ErrorCode, McpError, ToolSchema, type CallToolResult } from '@modelcont
 import { z } from 'zod';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isStdioServer, stripUuids, type Logger, type McpCatalog, type McpServerConfig } from '@assistant/shared';
+import { boundedFetch } from './mcp-bounded-fetch';
 import { toMcpTool, type McpTool } from './mcp-schemas';
 
 /** Reconnection backoff: 0.5 s doubling up to 30 s, so a server that is down costs little. */
@@ -31,7 +32,8 @@ export class McpConnection {
   private lastError = 'not connected yet';
   private timer?: NodeJS.Timeout;
   private closed = false;
-  private readonly handled = new WeakSet<Client>();
+  /** Why each dropped client was dropped: a call failing under it reports that, not "Connection closed". */
+  private readonly dropped = new WeakMap<Client, string>();
   /** The connection attempt under way, if any: every caller waits for the same one. */
   private connecting?: Promise<void>;
 
@@ -93,7 +95,9 @@ export class McpConnection {
         // Anything else is the connection failing under us: start over with a fresh one.
         this.lost(client, error);
         if (sent > 1 || !(error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400))) {
-          throw new McpUnavailableError(`the connection to the MCP server "${this.name}" failed: ${describe(error)}`);
+          throw new McpUnavailableError(
+            `the connection to the MCP server "${this.name}" failed: ${this.dropped.get(client) ?? describe(error)}`,
+          );
         }
         await this.ready(timeoutMs);
       }
@@ -129,7 +133,7 @@ export class McpConnection {
     client.onclose = () => this.lost(client, new Error('the connection closed'));
     client.onerror = (error) => this.logger.debug({ server: this.name, err: error }, 'mcp transport error');
     try {
-      await client.connect(this.transport(), { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(this.transport(client), { timeout: CONNECT_TIMEOUT_MS });
       // Shut down while connecting: this client must not outlive the worker (nor its stdio server).
       if (this.closed) return void (await client.close());
       this.client = client;
@@ -143,7 +147,7 @@ export class McpConnection {
     }
   }
 
-  private transport() {
+  private transport(client: Client) {
     const { config } = this;
     if (isStdioServer(config)) {
       const transport = new StdioClientTransport({
@@ -158,7 +162,10 @@ export class McpConnection {
       );
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: config.headers ?? {} },
+      fetch: boundedFetch((error) => this.lost(client, error)),
+    });
   }
 
   private async refresh(client: Client): Promise<void> {
@@ -189,11 +196,12 @@ export class McpConnection {
   /** Marks the server down (its last known tools stay listed, failing clearly) and schedules a reconnect. */
   private lost(client: Client, error: unknown): void {
     // onclose often follows the failure that caused it, and an old client may close after a new one connected.
-    if (this.closed || this.handled.has(client)) return;
-    this.handled.add(client);
+    if (this.closed || this.dropped.has(client)) return;
+    const reason = describe(error);
+    this.dropped.set(client, reason);
     if (this.client !== undefined && this.client !== client) return;
     this.client = undefined;
-    this.lastError = describe(error);
+    this.lastError = reason;
     void this.publish('down').catch((problem: unknown) => this.logger.warn({ server: this.name, err: problem }, 'mcp catalog not updated'));
     void client.close().catch(() => undefined);
     clearTimeout(this.timer);
