@@ -510,6 +510,16 @@ describe('OfflinePlanner', () => {
       ['me lembra nos dias úteis às 8 de levantar', { text: 'levantar', at: '2026-11-24T08:00:00', repeat: 'weekdays' }],
       ['me lembra de limpar a casa às 16h toda semana', { text: 'limpar a casa', at: '2026-11-23T16:00:00', repeat: 'weekly' }],
       ['me lembra de pagar o aluguel todo mês às 9', { text: 'pagar o aluguel', at: '2026-11-24T09:00:00', repeat: 'monthly' }],
+      // A weekday in the plural is weekly on that day.
+      ['me lembre todos os domingos às 10h de ligar pra mãe', { text: 'ligar pra mãe', at: '2026-11-29T10:00:00', repeat: 'weekly' }],
+      ['me lembre todas as sextas às 18h de sair', { text: 'sair', at: '2026-11-27T18:00:00', repeat: 'weekly' }],
+      ['me lembre aos domingos às 10h de ligar', { text: 'ligar', at: '2026-11-29T10:00:00', repeat: 'weekly' }],
+      ['me lembre nas segundas-feiras às 8h de correr', { text: 'correr', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
+      ['me lembre de correr às tercas às 7h', { text: 'correr', at: '2026-11-24T07:00:00', repeat: 'weekly' }],
+      ['me lembre aos sábados às 9h de regar', { text: 'regar', at: '2026-11-28T09:00:00', repeat: 'weekly' }],
+      ['remind me on sundays at 10 to call mom', { text: 'call mom', at: '2026-11-29T10:00:00', repeat: 'weekly' }],
+      ['remind me to run on Mondays at 9', { text: 'run', at: '2026-11-30T09:00:00', repeat: 'weekly' }],
+      ['remind me every sunday at 10 to call mom', { text: 'call mom', at: '2026-11-29T10:00:00', repeat: 'weekly' }],
     ])('%p', async (text, args) => {
       expect(await reminderFor(text)).toEqual([['create_reminder', args]]);
     });

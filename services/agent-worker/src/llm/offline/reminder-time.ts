@@ -38,6 +38,10 @@ function englishTimeParser(): Chrono {
 }
 
 const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|segunda|terca|quarta|quinta|sexta|sabado|domingo';
+// A weekday in the plural ("on Sundays", "aos domingos", "todas as sextas-feiras") is a weekly
+// reminder on that day; chrono reads only the singular, so the plural is rewritten to it.
+const PLURAL_WEEKDAYS = '(?:sun|mon|tues|wednes|thurs|fri|satur)days|domingos|sabados|(?:segunda|terca|quarta|quinta|sexta)s(?:-feiras)?';
+const SINGULAR: Record<string, string> = { terca: 'terça', sabado: 'sábado' };
 const DAY = '(3[01]|[12]\\d|0?[1-9])';
 // "dia 5" is a day of the month; "dia 7h" and "dia 7:30" are a time ("todo dia 7h").
 const DIA = String.raw`dia ${DAY}(?![\p{L}\p{N}:/])`;
@@ -47,11 +51,12 @@ const REPEATS = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:` +
     String.raw`(?<weekdays>every weekday|on weekdays|weekdays|(?:todo|cada) dia util|todos os dias uteis|(?:nos|em) dias uteis|de segunda a sexta)` +
     String.raw`|(?<daily>every day|each day|everyday|daily|(?:todo|cada) (?!${DIA})dia|todos os dias|diariamente)` +
+    String.raw`|(?:(?:every|each|on|todos os|todas as|aos|as|nos|nas|em)\s+)?(?<plural>${PLURAL_WEEKDAYS})` +
     String.raw`|(?<weekday>every|each|toda|todas as|todo|todos os|cada)(?=\s+(?:${WEEKDAY}))` +
     String.raw`|(?<weekly>every week|each week|weekly|toda semana|todas as semanas|cada semana|semanalmente)` +
     String.raw`|(?<monthly>(?:of )?(?:every|each) month|monthly|(?:de )?(?:todo|cada) mes|todos os meses|mensalmente|(?:todo|cada)(?= ${DIA}))` +
     String.raw`)(?![\p{L}\p{N}])`,
-  'u',
+  'du',
 );
 // chrono reads no day of the month on its own: "on the 5th (of the month)", "(no) dia 5".
 const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
@@ -79,8 +84,12 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   if (recurrence) {
     const span = [recurrence.index, recurrence.index + recurrence[0].length] as const;
     spans.push(span);
-    // Blanked, not removed, so chrono's indices still point into the raw text.
-    scanned = raw.slice(0, span[0]) + ' '.repeat(span[1] - span[0]) + raw.slice(span[1]);
+    // Blanked, not removed, so chrono's indices still point into the raw text; a plural weekday
+    // becomes its singular, padded to the same length, for chrono to read the day.
+    const [from, to] = recurrence.indices?.groups?.plural ?? span;
+    const day = singularWeekday(recurrence.groups?.plural);
+    scanned =
+      raw.slice(0, span[0]) + ' '.repeat(from - span[0]) + day + ' '.repeat(to - from - day.length + span[1] - to) + raw.slice(span[1]);
   }
   const results = PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
   const time = results.find((result) => result.start.isCertain('hour'));
@@ -98,6 +107,14 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
   if (text === '' || !at) return null;
   return { text, at, ...(repeat ? { repeat } : {}) };
+}
+
+/** "domingos" → "domingo", "sextas-feiras" → "sexta", "sundays" → "sunday"; '' for none. */
+function singularWeekday(plural: string | undefined): string {
+  if (!plural) return '';
+  const hyphen = plural.indexOf('-');
+  const word = (hyphen === -1 ? plural : plural.slice(0, hyphen)).slice(0, -1);
+  return SINGULAR[word] ?? word;
 }
 
 function repeatOf(groups: Record<string, string | undefined>): Repeat {
