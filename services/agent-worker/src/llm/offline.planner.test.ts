@@ -479,6 +479,11 @@ describe('OfflinePlanner', () => {
       ['me lembre de dormir à meia-noite', { text: 'dormir', at: '2026-11-24T00:00:00' }],
       ['me lembre de dormir a meia noite', { text: 'dormir', at: '2026-11-24T00:00:00' }],
       ['remind me to call Ana at 2026-12-01 10:00', { text: 'call Ana', at: '2026-12-01T10:00:00' }],
+      // "próxima segunda" and "segunda que vem" are the next Monday, the words out of the text.
+      ['me lembre na próxima segunda às 8h de ligar', { text: 'ligar', at: '2026-11-30T08:00:00' }],
+      ['me lembre na proxima quarta às 8h de ligar', { text: 'ligar', at: '2026-11-25T08:00:00' }],
+      ['me lembre segunda que vem às 8h de ligar', { text: 'ligar', at: '2026-11-30T08:00:00' }],
+      ['me lembre de ligar na sexta-feira que vem às 8h', { text: 'ligar', at: '2026-11-27T08:00:00' }],
       // Dates.
       ['remind me to call Ana on December 24 at 10:00', { text: 'call Ana', at: '2026-12-24T10:00:00' }],
       ['remind me to call Ana at 10:00 on 2026-12-01', { text: 'call Ana', at: '2026-12-01T10:00:00' }],

@@ -63,6 +63,33 @@ const noonAndMidnight: Parser = {
   extract: (_context, match) => ({ hour: match[1] ? 12 : 0, minute: match[2] ? 30 : 0 }),
 };
 
+const WEEKDAYS: Record<string, number> = {
+  domingo: 0,
+  segunda: 1,
+  terça: 2,
+  terca: 2,
+  quarta: 3,
+  quinta: 4,
+  sexta: 5,
+  sábado: 6,
+  sabado: 6,
+};
+
+/**
+ * "próxima segunda", "na próxima sexta-feira", "segunda que vem": chrono reads only "próximo" and
+ * leaves "próxima" or "que vem" in the reminder's text. The weekday is all a reminder needs.
+ */
+const nextWeekday: Parser = {
+  pattern: () => {
+    const weekday = String.raw`(domingo|segunda|ter[cç]a|quarta|quinta|sexta|s[aá]bado)(?:-feira)?`;
+    return new RegExp(String.raw`${START}(?:pr[oó]xim[oa]\s+${weekday}|${weekday}\s+que\s+vem)${END}`, 'iu');
+  },
+  extract: (_context, match) => {
+    const weekday = WEEKDAYS[(match[1] ?? match[2] ?? '').toLowerCase()];
+    return weekday === undefined ? null : { weekday };
+  },
+};
+
 const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
   min: 'minute',
   minuto: 'minute',
@@ -99,6 +126,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, unaccentedAt, relative);
+  parser.parsers.push(hours, hourOfPeriod, unaccentedAt, nextWeekday, relative);
   return parser;
 }
