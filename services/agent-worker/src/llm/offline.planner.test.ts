@@ -479,6 +479,10 @@ describe('OfflinePlanner', () => {
       ['me lembre de dormir à meia-noite', { text: 'dormir', at: '2026-11-24T00:00:00' }],
       ['me lembre de dormir a meia noite', { text: 'dormir', at: '2026-11-24T00:00:00' }],
       ['remind me to call Ana at 2026-12-01 10:00', { text: 'call Ana', at: '2026-12-01T10:00:00' }],
+      // "de" between two time phrases is part of them.
+      ['me lembre amanhã de manhã às 8h de ligar', { text: 'ligar', at: '2026-11-24T08:00:00' }],
+      ['me lembre às 15h de amanhã de ligar', { text: 'ligar', at: '2026-11-24T15:00:00' }],
+      ['me lembre de ligar às 15h de amanhã', { text: 'ligar', at: '2026-11-24T15:00:00' }],
       // "próxima segunda" and "segunda que vem" are the next Monday, the words out of the text.
       ['me lembre na próxima segunda às 8h de ligar', { text: 'ligar', at: '2026-11-30T08:00:00' }],
       ['me lembre na proxima quarta às 8h de ligar', { text: 'ligar', at: '2026-11-25T08:00:00' }],

@@ -179,7 +179,9 @@ function withoutSpans(raw: string, spans: Span[]): string {
   let kept = '';
   let from = 0;
   for (const [start, end] of sorted) {
-    if (start > from) kept += `${withoutDanglingWords(raw.slice(from, start))} `;
+    // "de" between two time phrases joins them: "amanhã de manhã às 8h", "às 15h de amanhã".
+    const joining = from > 0 && raw.slice(from, start).trim().toLowerCase() === 'de';
+    if (start > from && !joining) kept += `${withoutDanglingWords(raw.slice(from, start))} `;
     from = Math.max(from, end);
   }
   kept += raw.slice(from);
