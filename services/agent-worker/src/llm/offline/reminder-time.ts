@@ -1,5 +1,6 @@
-import { en, type Chrono, type ParsedResult } from 'chrono-node';
+import type { Chrono, ParsedResult } from 'chrono-node';
 import { DateTime, IANAZone } from 'luxon';
+import { englishTimeParser } from './english-time.parsers';
 import { fold, skip, skipBack } from './folded-text';
 import { portugueseTimeParser } from './portuguese-time.parsers';
 
@@ -25,17 +26,6 @@ export interface ReminderRequest {
  */
 const MAX_CHARS = 1_000;
 const PARSERS: Record<Language, Chrono> = { en: englishTimeParser(), pt: portugueseTimeParser() };
-
-/**
- * chrono's casual English without "3 days ago" and "3 days later": no reminder is set in the past
- * or counted from another date, and their regular expressions take V8 about a second to compile
- * on first use, which would stall the first reminder a worker plans.
- */
-function englishTimeParser(): Chrono {
-  const parser = en.casual.clone();
-  parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  return parser;
-}
 
 const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|segunda|terca|quarta|quinta|sexta|sabado|domingo';
 // A weekday in the plural ("on Sundays", "aos domingos", "todas as sextas-feiras") is a weekly
