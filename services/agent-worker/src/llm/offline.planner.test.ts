@@ -461,6 +461,10 @@ describe('OfflinePlanner', () => {
       ['me lembre de ligar as 3 da tarde', { text: 'ligar', at: '2026-11-23T15:00:00' }],
       ['me lembre amanhã às 7h30 da manhã de correr', { text: 'correr', at: '2026-11-24T07:30:00' }],
       ['me lembre às 12 da noite de dormir', { text: 'dormir', at: '2026-11-24T00:00:00' }],
+      ['me lembre às 8 e meia de ligar', { text: 'ligar', at: '2026-11-24T08:30:00' }],
+      ['me lembre de ligar as 8h e meia', { text: 'ligar', at: '2026-11-24T08:30:00' }],
+      ['me lembre amanhã às 7 e meia da noite de ligar', { text: 'ligar', at: '2026-11-24T19:30:00' }],
+      ['me lembre de comprar 2 e meia dúzias às 9h', { text: 'comprar 2 e meia dúzias', at: '2026-11-24T09:00:00' }],
       // "às" typed without its accent; "as" before a count is still the article.
       ['me lembre de beber agua as 15:00', { text: 'beber agua', at: '2026-11-23T15:00:00' }],
       ['me lembra amanha as 9 de ligar para a mae', { text: 'ligar para a mae', at: '2026-11-24T09:00:00' }],

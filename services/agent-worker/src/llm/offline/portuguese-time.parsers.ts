@@ -25,22 +25,31 @@ const hours: Parser = {
   extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
 };
 
-/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã": the part of the day says which 8 it is. */
+const PERIOD = '(manhã|manha|madrugada|tarde|noite)';
+
+/** The hour of "8 da noite" (20), "3 da tarde" (15), "12 da noite" (0): the part of the day says which 8 it is. */
+function hourOf(hour: number, period: string | undefined): number {
+  const part = (period ?? '').toLowerCase();
+  if (part !== 'tarde' && part !== 'noite') return hour;
+  // "12 da noite" is midnight; "12 da tarde" noon.
+  if (part === 'noite' && hour === 12) return 0;
+  return hour < 12 ? hour + 12 : hour;
+}
+
+/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã". */
 const hourOfPeriod: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:(?:às|as|a)\s+)?${HOUR}(?:h${MINUTE}?|:${MINUTE})?\s+da\s+${PERIOD}${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourOf(Number(match[1]), match[4]), minute: Number(match[2] ?? match[3] ?? 0) }),
+};
+
+/**
+ * "às 8 e meia", "8h e meia", "às 7 e meia da noite". A bare "8 e meia" needs "às" or "h" to be an
+ * hour, so "2 e meia dúzias" stays text.
+ */
+const halfPast: Parser = {
   pattern: () =>
-    new RegExp(
-      String.raw`${START}(?:(?:às|as|a)\s+)?${HOUR}(?:h${MINUTE}?|:${MINUTE})?\s+da\s+(manhã|manha|madrugada|tarde|noite)${END}`,
-      'iu',
-    ),
-  extract: (_context, match) => {
-    const hour = Number(match[1]);
-    const minute = Number(match[2] ?? match[3] ?? 0);
-    const period = (match[4] ?? '').toLowerCase();
-    if (period !== 'tarde' && period !== 'noite') return { hour, minute };
-    // "12 da noite" is midnight; "12 da tarde" noon.
-    if (period === 'noite' && hour === 12) return { hour: 0, minute };
-    return { hour: hour < 12 ? hour + 12 : hour, minute };
-  },
+    new RegExp(String.raw`${START}(?:(?:às|as|a)\s+${HOUR}(?:h|\s+horas)?|${HOUR}h)\s+e\s+meia(?:\s+da\s+${PERIOD})?${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourOf(Number(match[1] ?? match[2]), match[3]), minute: 30 }),
 };
 
 /**
@@ -126,6 +135,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, unaccentedAt, nextWeekday, relative);
+  parser.parsers.push(hours, hourOfPeriod, halfPast, unaccentedAt, nextWeekday, relative);
   return parser;
 }
