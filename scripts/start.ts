@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ConfigError, migrate, parseConfig, redactUrl, type Config } from '@assistant/shared';
@@ -99,8 +100,21 @@ function readSettingsOrExit(): { config: Config; settings: StartSettings } {
   process.exit(1);
 }
 
+/** Whether the gateway can listen on `port`: one that cannot would be restarted forever. */
+async function portFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
+}
+
 async function main(): Promise<void> {
   const { config, settings } = readSettingsOrExit();
+  if (!(await portFree(config.PORT))) {
+    process.stderr.write(`[start] PORT ${config.PORT} is taken by another program (or not allowed): stop it or set PORT\n`);
+    process.exit(1);
+  }
   const dataDir = settings.START_DATA_DIR ? path.resolve(settings.START_DATA_DIR) : DATA_DIR;
   // When the terminal goes away (SIGHUP), writing to it fails: that must not stop the shutdown.
   process.stdout.on('error', () => undefined);

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../scripts/lib/system';
@@ -32,6 +34,21 @@ afterAll(async () => {
 
 async function start(): Promise<Run> {
   const port = await freePort();
+  const { npm, output } = launch(port);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (ready) return { npm, output };
+    if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`npm start did not get ready:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `npm start` with the gateway on `port`, its output kept. */
+function launch(port: number): Run {
   const { DATABASE_URL: _d, REDIS_URL: _r, QUEUE_PREFIX: _q, ADMIN_TOKEN: _a, ...env } = process.env;
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
@@ -52,16 +69,7 @@ async function start(): Promise<Run> {
   let output = '';
   npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ready) return { npm, output: () => output };
-    if (Date.now() > deadline || npm.exitCode !== null) throw new Error(`npm start did not get ready:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return { npm, output: () => output };
 }
 
 /**
@@ -153,3 +161,19 @@ it('stops a private PostgreSQL and Redis left by an earlier run, saying so, inst
   process.kill(next.npm.pid as number, 'SIGTERM');
   await expectNothingLeft(next);
 }, 240_000);
+
+it('stops at once, saying why, when PORT is taken, instead of restarting the gateway forever', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const run = launch(port);
+    const [code] = (await once(run.npm, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    expect(run.output()).toContain(`[start] PORT ${port} is taken by another program (or not allowed): stop it or set PORT`);
+    expect(run.output()).not.toContain('restarting');
+    await expectNothingLeft(run);
+  } finally {
+    taken.close();
+  }
+}, 150_000);
