@@ -1,7 +1,16 @@
-import type { Job } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import { jobCatalog, parseJob, type JobData, type JobName, type QueueName } from './jobs';
 
 export type JobHandler<Q extends QueueName, N extends JobName<Q>> = (data: JobData<Q, N>, job: Job, token?: string) => Promise<void>;
+
+/**
+ * Ends this run of a job without finishing it: it waits `ms`, then runs again (its data and job id
+ * kept). Throws DelayedError, which tells BullMQ the job was moved, not failed.
+ */
+export async function runAgainIn(job: Job, token: string | undefined, ms: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + ms, token);
+  throw new DelayedError();
+}
 
 /** A handler for every job of a queue: a job without one, or a misspelt one, does not compile. */
 export type JobHandlers<Q extends QueueName> = { [N in JobName<Q>]: JobHandler<Q, N> };

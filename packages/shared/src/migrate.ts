@@ -15,10 +15,10 @@ export class MigrationsPending extends Error {}
  * passed for the process (migrations are never undone), so later probes cost no query.
  */
 export function migrationsApplied(db: Queryable): () => Promise<void> {
-  const expected = fs.readdirSync(MIGRATIONS_DIR).map((file) => path.parse(file).name);
   let applied = false;
   return async () => {
     if (applied) return;
+    const expected = (await fs.promises.readdir(MIGRATIONS_DIR)).map((file) => path.parse(file).name);
     const rows = await db.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`).then(
       (result) => result.rows,
       (error: { code?: string }) => {

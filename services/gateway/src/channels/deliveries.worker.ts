@@ -1,7 +1,8 @@
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import {
   jobProcessor,
   recipientOf,
+  runAgainIn,
   startWorker,
   type ChannelAddress,
   type JobProcessor,
@@ -77,10 +78,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     outsideWindow?: () => Promise<void>,
   ): Promise<void> {
     // Puts the job back to wait, holding its place in its chat's line: no later delivery overtakes it.
-    const wait = async (ms: number): Promise<never> => {
-      await job.moveToDelayed(Date.now() + ms, token);
-      throw new DelayedError();
-    };
+    const wait = (ms: number): Promise<never> => runAgainIn(job, token, ms);
     const sender = clients[to.channel];
     if (!sender) {
       // Every gateway takes deliveries: one without this channel's settings (a copy set up apart,

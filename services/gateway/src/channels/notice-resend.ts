@@ -1,5 +1,4 @@
-import { DelayedError } from 'bullmq';
-import { addJob, jobId, type JobData, type JobHandler, type Queues, type Runtime } from '@assistant/shared';
+import { addJob, jobId, runAgainIn, type JobData, type JobHandler, type Queues, type Runtime } from '@assistant/shared';
 import { directAddress } from './channel-types';
 
 /**
@@ -51,8 +50,7 @@ export function createRefusalRecheck(runtime: Runtime): JobHandler<'deliveries',
         'a WhatsApp message reported refused outside the window is not ours: nothing sent again',
       );
     }
-    await job.moveToDelayed(Date.now() + RECHECK_MS, token);
-    throw new DelayedError();
+    return runAgainIn(job, token, RECHECK_MS);
   };
 }
 
