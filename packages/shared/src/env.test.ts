@@ -55,6 +55,13 @@ describe('parseConfig', () => {
     expect(parseConfig(env).LLM_PROVIDER).toBe(provider);
   });
 
+  it('refuses the openai provider with neither a key nor an endpoint, saying what it needs', () => {
+    expect(() => parseConfig({ LLM_PROVIDER: 'openai' })).toThrow(
+      'LLM_PROVIDER: openai needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (another OpenAI-compatible endpoint)',
+    );
+    expect(parseConfig({ LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }).LLM_PROVIDER).toBe('openai');
+  });
+
   it('reads VISION as a strict boolean and defaults TRANSCRIPTION_MODEL', () => {
     expect(parseConfig({})).toMatchObject({ VISION: false, TRANSCRIPTION_MODEL: 'whisper-1' });
     expect(parseConfig({ VISION: 'TRUE' }).VISION).toBe(true);

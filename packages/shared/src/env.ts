@@ -178,6 +178,11 @@ export const configSchema = z
     /** How often a running chat turn's typing indicator is renewed (Telegram shows one for about 5 s). */
     TYPING_INTERVAL_MS: int(4_000, 100, 5_000),
   })
+  .refine((env) => env.LLM_PROVIDER !== 'openai' || env.OPENAI_API_KEY || env.OPENAI_BASE_URL, {
+    // Without either, every model call would go to api.openai.com unauthenticated and fail.
+    path: ['LLM_PROVIDER'],
+    message: 'openai needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (another OpenAI-compatible endpoint)',
+  })
   .transform((env) => ({
     ...env,
     LLM_PROVIDER: env.LLM_PROVIDER ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? 'openai' : 'offline'),
