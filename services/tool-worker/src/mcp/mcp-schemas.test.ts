@@ -52,6 +52,16 @@ describe('toMcpTool', () => {
     }
   });
 
+  it('takes a schema that refers to itself, as a tree of nodes does', () => {
+    const node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } };
+    const { tool, problem } = toMcpTool('outline', { name: 'add_tree', inputSchema: node as never });
+    expect(problem).toBeUndefined();
+    expect(tool?.entry.parameters).toEqual(node);
+    expect(tool?.validate({ name: 'a', children: [{ name: 'b', children: [] }] })).toBe(true);
+    expect(tool?.validate({ name: 'a', children: [{ name: 3 }] })).toBe(false);
+    expect(schemaProblems(tool?.validate as never)).toBe('children.0.name: must be string');
+  });
+
   it('checks patterns with RE2: as JavaScript does, and one RE2 cannot run checks nothing', () => {
     const { tool } = toMcpTool('files', {
       name: 'tag',

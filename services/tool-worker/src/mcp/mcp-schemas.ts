@@ -10,6 +10,9 @@ const DESCRIPTION_CAP = 1_024;
 /** Every model request carries every tool's schema: one larger than this is a server's mistake, not offered. */
 const SCHEMA_CAP = 32_768;
 
+/** The `$id` a server's schema is compiled with when it has none: not registered, so one for all. */
+const ROOT_ID = 'urn:assistant:mcp-tool-arguments';
+
 export interface McpTool {
   entry: McpToolEntry;
   validate: ValidateFunction;
@@ -61,7 +64,8 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
   if (parameters.length > SCHEMA_CAP) return { problem: `tool ${name} has an input schema over ${SCHEMA_CAP} characters` };
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    // ajv resolves a `$ref` to the root (`#`, a tree of nodes) only against a schema with an `$id`.
+    validate = ajv.compile(schema.$id === undefined ? { ...schema, $id: ROOT_ID } : schema);
   } catch (error) {
     return { problem: `tool ${name} has an invalid input schema: ${error instanceof Error ? error.message : String(error)}` };
   }
