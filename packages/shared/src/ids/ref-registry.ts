@@ -45,7 +45,11 @@ export class RefRegistry {
    * UUIDs its results hold (docs/tools.md#mcp-tools); the same counters, so the same guarantees.
    */
   async refsIn(entity: string, ids: string[]): Promise<Map<string, string>> {
-    const unique = [...new Set(ids)];
+    // By each id's lowercase form, the refs' keys: the same UUID in capitals is the same id, and
+    // a new ref keeps how it was first written (`written_as`), which idsIn gives back.
+    const written = new Map<string, string>();
+    for (const id of ids) if (!written.has(id.toLowerCase())) written.set(id.toLowerCase(), id);
+    const unique = [...written.keys()];
     const refs = new Map<string, string>();
     if (unique.length === 0) return refs;
     // One statement: the refs that exist, and new ones for the rest, numbered in the order
@@ -53,19 +57,21 @@ export class RefRegistry {
     // crash only once a later statement stores it (the tool's completion, the model step), and
     // that statement's flush covers this one.
     const found = await this.db.query<{ entity_id: string; n: number }>(
-      `WITH wanted AS (SELECT id, ord FROM unnest($3::uuid[]) WITH ORDINALITY AS t(id, ord) WHERE ${UNFLUSHED_COMMIT}),
-         existing AS (SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id = ANY($3::uuid[])),
-         missing AS (SELECT id, row_number() OVER (ORDER BY ord) AS i FROM wanted WHERE id NOT IN (SELECT entity_id FROM existing)),
+      `WITH wanted AS (
+           SELECT text::uuid AS id, NULLIF(text, lower(text)) AS written_as, ord
+           FROM unnest($3::text[]) WITH ORDINALITY AS t(text, ord) WHERE ${UNFLUSHED_COMMIT}),
+         existing AS (SELECT entity_id, n FROM session_refs WHERE session_id = $1 AND entity = $2 AND entity_id IN (SELECT id FROM wanted)),
+         missing AS (SELECT id, written_as, row_number() OVER (ORDER BY ord) AS i FROM wanted WHERE id NOT IN (SELECT entity_id FROM existing)),
          counter AS (
            INSERT INTO session_ref_counters (session_id, entity, last_n) SELECT $1, $2, COUNT(*) FROM missing HAVING COUNT(*) > 0
            ON CONFLICT (session_id, entity) DO UPDATE SET last_n = session_ref_counters.last_n + EXCLUDED.last_n
            RETURNING last_n),
          inserted AS (
-           INSERT INTO session_refs (session_id, entity, n, entity_id)
-           SELECT $1, $2, counter.last_n - (SELECT COUNT(*) FROM missing) + missing.i, missing.id FROM missing, counter
+           INSERT INTO session_refs (session_id, entity, n, entity_id, written_as)
+           SELECT $1, $2, counter.last_n - (SELECT COUNT(*) FROM missing) + missing.i, missing.id, missing.written_as FROM missing, counter
            ON CONFLICT (session_id, entity, entity_id) DO NOTHING RETURNING entity_id, n)
        SELECT entity_id, n FROM existing UNION ALL SELECT entity_id, n FROM inserted`,
-      [this.sessionId, entity, unique],
+      [this.sessionId, entity, [...written.values()]],
     );
     for (const row of found.rows) refs.set(row.entity_id, `${entity}_${row.n}`);
     const raced = unique.filter((id) => !refs.has(id));
@@ -79,10 +85,10 @@ export class RefRegistry {
     return refs;
   }
 
-  /** The UUIDs behind `<namespace>_<n>` refs of this session, by n; unknown numbers are left out. */
+  /** The UUIDs behind `<namespace>_<n>` refs of this session, as first written, by n; unknown numbers are left out. */
   async idsIn(namespace: string, numbers: number[]): Promise<Map<number, string>> {
     const found = await this.db.query<{ n: number; entity_id: string }>(
-      'SELECT n, entity_id FROM session_refs WHERE session_id = $1 AND entity = $2 AND n = ANY($3::int[])',
+      'SELECT n, COALESCE(written_as, entity_id::text) AS entity_id FROM session_refs WHERE session_id = $1 AND entity = $2 AND n = ANY($3::int[])',
       [this.sessionId, namespace, [...new Set(numbers.filter((n) => n <= MAX_REF_NUMBER))]],
     );
     return new Map(found.rows.map((row) => [row.n, row.entity_id]));

@@ -34,6 +34,13 @@ describe('McpRefs', () => {
     });
   });
 
+  it('gives a UUID back as its server first wrote it: servers that write capitals may compare them as text', async () => {
+    const refs = await refsFor('photos');
+    const [upper, lower] = [randomUUID().toUpperCase(), randomUUID()];
+    expect(await refs.hide(`${upper} ${lower} ${upper.toLowerCase()}`)).toBe('photos_1 photos_2 photos_1');
+    expect(await refs.reveal({ ids: ['photos_1', 'photos_2'] })).toEqual({ ids: [upper, lower] });
+  });
+
   it('refuses UUIDs and refs the conversation never showed', async () => {
     const refs = await refsFor('notes');
     await expect(refs.reveal({ note_id: randomUUID() })).rejects.toThrow(ToolInputError);

@@ -15,7 +15,7 @@ export class McpRefs {
 
   /** `text` with every UUID replaced by its ref (registered on first sight). */
   async hide(text: string): Promise<string> {
-    const uuids = [...new Set((text.match(UUIDS) ?? []).map((uuid) => uuid.toLowerCase()))];
+    const uuids = text.match(UUIDS) ?? [];
     if (uuids.length === 0) return text;
     const refs = await this.refs.refsIn(this.server, uuids);
     return text.replace(UUIDS, (uuid) => refs.get(uuid.toLowerCase()) ?? HIDDEN_ID);
