@@ -51,6 +51,7 @@ export * from './metrics';
 export * from './turns/outbox-sweeper';
 export * from './time/local-time';
 export * from './time/repeat-schedule';
+export * from './time/tz-database';
 export * from './reminders/reminder-times';
 export * from './reminders/reminder-jobs';
 export * from './digests/session-digest-jobs';

@@ -6,6 +6,16 @@ describe('time zone names', () => {
     expect(isTimeZone('UTC')).toBe(true);
     for (const bad of ['Mars/Olympus_Mons', '+03:00', '', 'America/Sao_Paulo; DROP']) expect(isTimeZone(bad)).toBe(false);
     expect(timeZoneSchema.parse(' america/new_york ')).toBe('America/New_York');
+    // Names ICU's list lacks (renamed zones, old aliases) are spelled as the database does, too.
+    const spellings = ['asia/kolkata', 'EUROPE/KYIV', 'america/nuuk', 'us/eastern', 'etc/utc', 'asia/ho_chi_minh'];
+    expect(spellings.map((name) => timeZoneSchema.parse(name))).toEqual([
+      'Asia/Kolkata',
+      'Europe/Kyiv',
+      'America/Nuuk',
+      'US/Eastern',
+      'Etc/UTC',
+      'Asia/Ho_Chi_Minh',
+    ]);
     expect(timeZoneSchema.safeParse('Nowhere/Town').success).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { BoundedMap } from '../bounded-map';
+import { tzDatabase } from './tz-database';
 
 /**
  * Every computation with a user's zone goes through Luxon (docs/architecture.md, "Time zones"):
@@ -24,8 +25,14 @@ export function isTimeZone(name: string): boolean {
   return /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name) && IANAZone.isValidZone(name);
 }
 
+/** Every zone name of the time zone database, renamed and deprecated ones too, by its lowercase spelling. */
+const ZONE_NAMES = new Map(Object.keys(tzDatabase.getAllTimezones({ deprecated: true })).map((zone) => [zone.toLowerCase(), zone]));
+
 /** The zone as the time zone database spells it (the database matches names case-insensitively). */
 export function canonicalTimeZone(name: string): string {
+  // ICU's own list lacks names the database gained by a rename (Asia/Kolkata, Europe/Kyiv).
+  const known = ZONE_NAMES.get(name.toLowerCase());
+  if (known !== undefined) return known;
   const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   // ICU sometimes answers an older alias (Asia/Calcutta for Asia/Kolkata): keep the user's name then.
   return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;

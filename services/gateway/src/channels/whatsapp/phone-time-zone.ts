@@ -1,14 +1,9 @@
-import { createRequire } from 'node:module';
 import { findFromIsoCode } from 'city-timezones';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { tzDatabase } from '@assistant/shared';
 import { bsuidCountry } from './whatsapp.schemas';
 
-// countries-and-timezones ships its types only as an ES module, which this CommonJS build cannot
-// import; its CommonJS entry is loaded and typed here (the two functions used).
-const { getCountry, getTimezone } = createRequire(__filename)('countries-and-timezones') as {
-  getCountry: (code: string) => { timezones: string[] } | null;
-  getTimezone: (name: string) => { aliasOf: string | null } | null;
-};
+const { getCountry, getTimezone } = tzDatabase;
 
 /**
  * Regions libphonenumber names (and Kosovo's user-assigned ISO code, which a BSUID may carry) that
