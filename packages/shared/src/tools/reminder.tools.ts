@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normalizeDateTime } from '../time/local-time';
+import { formatLocal, normalizeDateTime, parseLocalDateTime } from '../time/local-time';
 import { REMINDER_REPEATS } from '../time/repeat-schedule';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
@@ -17,6 +17,15 @@ const at = z.preprocess(
       'When it fires: an ISO 8601 date-time. Without an offset ("2026-05-01T07:00:00") it is the user\'s local time, in their time zone; with one ("2026-05-01T07:00:00-03:00") it is that instant. Must be in the future.',
     ),
 );
+/**
+ * `at` as the user reads it, `2026-11-23 09:00 (America/Sao_Paulo)`, whether the model gave it
+ * with an offset or without: the user approving the call sees when it fires on their clock.
+ */
+function localTime(at: string, zone: string): string {
+  const when = parseLocalDateTime(at, zone);
+  return when ? formatLocal(when.instant, zone) : at;
+}
+
 const repeat = z
   .enum(REMINDER_REPEATS)
   .describe(
@@ -34,7 +43,7 @@ export const reminderTools = {
       repeat: repeat.optional(),
     }),
     mutates: true,
-    describe: (a) => `Create reminder ${quote(a.text)} at ${a.at}${a.repeat ? ` (${a.repeat})` : ''}`,
+    describe: (a, { timeZone }) => `Create reminder ${quote(a.text)} at ${localTime(a.at, timeZone)}${a.repeat ? `, ${a.repeat}` : ''}`,
   }),
   update_reminder: defineTool({
     description:
@@ -51,7 +60,7 @@ export const reminderTools = {
         error: 'give at least one of text, at, repeat or habit_id to change',
       }),
     mutates: true,
-    describe: (a) => `Update reminder ${quote(a.reminder_id)}${a.at ? ` to ${a.at}` : ''}`,
+    describe: (a, { timeZone }) => `Update reminder ${quote(a.reminder_id)}${a.at ? ` to ${localTime(a.at, timeZone)}` : ''}`,
   }),
   delete_reminder: defineTool({
     description: 'Delete a reminder; it will not fire again.',

@@ -12,6 +12,7 @@ const entry = (tool: string, readOnly: boolean): McpToolEntry => ({
   idempotent: readOnly,
 });
 const mcp = [entry('get_note', true), entry('create_note', false)];
+const utc = { timeZone: 'UTC' };
 
 describe('the tool directory', () => {
   it('lists built-in tools first, then MCP tools, with whether they change data and their source', () => {
@@ -27,15 +28,31 @@ describe('the tool directory', () => {
   });
 
   it('asks approval for MCP tools unless they are read-only, and for tools of servers not connected yet', () => {
-    expect(describeCall('notes__get_note', {}, mcp)).toEqual({ description: 'Call get_note (notes)', mutates: false });
-    expect(describeCall('notes__create_note', {}, mcp).mutates).toBe(true);
-    expect(describeCall('later__anything', {}, mcp).mutates).toBe(true);
-    expect(describeCall('no_such_tool', {}, mcp).mutates).toBe(false);
-    expect(describeCall('create_folder', { name: 'Work' }, mcp)).toEqual({ description: 'Create folder "Work"', mutates: true });
+    expect(describeCall('notes__get_note', {}, mcp, utc)).toEqual({ description: 'Call get_note (notes)', mutates: false });
+    expect(describeCall('notes__create_note', {}, mcp, utc).mutates).toBe(true);
+    expect(describeCall('later__anything', {}, mcp, utc).mutates).toBe(true);
+    expect(describeCall('no_such_tool', {}, mcp, utc).mutates).toBe(false);
+    expect(describeCall('create_folder', { name: 'Work' }, mcp, utc)).toEqual({ description: 'Create folder "Work"', mutates: true });
     // A null optional argument is left out, as the tool worker takes it.
-    expect(describeCall('create_folder', { name: 'Work', parent_folder_id: null }, mcp).description).toBe('Create folder "Work"');
+    expect(describeCall('create_folder', { name: 'Work', parent_folder_id: null }, mcp, utc).description).toBe('Create folder "Work"');
     // Arguments the tool's schema refuses never run: the tool worker answers them at once, with no approval to wait for.
-    expect(describeCall('create_folder', { name: '   ' }, mcp)).toEqual({ description: 'Call create_folder', mutates: false });
-    expect(describeCall('create_goal', { title: 'Run', target_date: 'tomorrow' }, mcp).mutates).toBe(false);
+    expect(describeCall('create_folder', { name: '   ' }, mcp, utc)).toEqual({ description: 'Call create_folder', mutates: false });
+    expect(describeCall('create_goal', { title: 'Run', target_date: 'tomorrow' }, mcp, utc).mutates).toBe(false);
+  });
+
+  it("shows a reminder's time on the user's clock, with or without the offset the model gave", () => {
+    const saoPaulo = { timeZone: 'America/Sao_Paulo' };
+    const create = { text: 'Call mom', at: '2026-12-01T14:00:00Z', repeat: 'daily' };
+    expect(describeCall('create_reminder', create, [], saoPaulo).description).toBe(
+      'Create reminder "Call mom" at 2026-12-01 11:00 (America/Sao_Paulo), daily',
+    );
+    expect(describeCall('update_reminder', { reminder_id: 'reminder_1', at: '2026-12-01 09:30' }, [], saoPaulo).description).toBe(
+      'Update reminder "reminder_1" to 2026-12-01 09:30 (America/Sao_Paulo)',
+    );
+    // A time the spring-forward change skips shows when it fires.
+    const gap = { text: 'Gap', at: '2027-03-14T02:30' };
+    expect(describeCall('create_reminder', gap, [], { timeZone: 'America/New_York' }).description).toBe(
+      'Create reminder "Gap" at 2027-03-14 03:30 (America/New_York)',
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { mcpServerOf, type McpToolEntry } from '../mcp/mcp-catalog';
 import { stripUuids } from '../text';
 import { getTool, modelTools, type ModelTool } from './index';
-import { parseToolArgs } from './tool-spec';
+import { parseToolArgs, type DescribeContext } from './tool-spec';
 
 /** A tool as `GET /v1/tools` shows it: what the model is offered, whether it changes data, where it comes from. */
 export interface OfferedTool extends ModelTool {
@@ -40,12 +40,13 @@ export function describeCall(
   name: string,
   args: Record<string, unknown> | undefined,
   mcp: readonly McpToolEntry[],
+  context: DescribeContext,
 ): { description: string; mutates: boolean } {
   const spec = getTool(name);
   if (spec) {
     const parsed = args ? parseToolArgs(spec, args) : undefined;
     return {
-      description: stripUuids(parsed?.success ? spec.describe(parsed.data) : `Call ${name}`),
+      description: stripUuids(parsed?.success ? spec.describe(parsed.data, context) : `Call ${name}`),
       mutates: spec.mutates && parsed?.success !== false,
     };
   }

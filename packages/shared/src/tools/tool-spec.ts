@@ -9,8 +9,13 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject> {
   mutates: boolean;
   /** Overrides TOOL_TIMEOUT_MS for this tool. */
   timeoutMs?: number;
-  /** One line for the task list: `Create folder "Work"`. */
-  describe(args: z.infer<I>): string;
+  /** One line for the task list and the approval request: `Create folder "Work"`. */
+  describe(args: z.infer<I>, context: DescribeContext): string;
+}
+
+/** What a task's line may need beyond the arguments: the user's zone, to show a time as they read it. */
+export interface DescribeContext {
+  timeZone: string;
 }
 
 export function defineTool<I extends z.ZodObject>(spec: ToolSpec<I>): ToolSpec<I> {

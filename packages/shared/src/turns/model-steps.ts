@@ -58,6 +58,8 @@ export async function planTasks(
     content: string;
     calls: PlannedCall[];
     mcpTools?: readonly McpToolEntry[];
+    /** The user's zone: a task's line shows times in it. */
+    timeZone: string;
     usage?: ModelUsage | undefined;
     /** Events the step wrote before its own (its streamed text), still being written: see answer(). */
     earlierEvents?: () => Promise<void>;
@@ -83,7 +85,7 @@ export async function planTasks(
       entries.push(...unrun.entries);
       continue;
     }
-    const { description, mutates } = describeCall(call.name, args, step.mcpTools ?? []);
+    const { description, mutates } = describeCall(call.name, args, step.mcpTools ?? [], { timeZone: step.timeZone });
     const needsApproval = mutates && !turn.autonomous;
     const runsNow = !needsApproval && !dispatched;
     const ref = `task_${position}`;

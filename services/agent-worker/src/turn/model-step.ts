@@ -106,7 +106,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     const response = await measuredCall(deps, request);
     // The offline planner is no model: it spends no tokens.
     const usage = response.usage ?? (deps.model.name === 'offline' ? undefined : estimatedUsage(request, response));
-    return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens };
+    return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens, timeZone: user.timeZone };
   });
   // Another job holds the model call: it decides what comes next.
   if (outcome === 'unclaimed') return false;
@@ -115,7 +115,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     await deps.machine.outbox.flush(turn.id);
     return true;
   }
-  const { response, mcpTools, claimed, tokens } = outcome;
+  const { response, mcpTools, claimed, tokens, timeZone } = outcome;
   // The last tokens may still be on their way to Redis: the step's rows are stored meanwhile, and
   // its events (the plan or the answer) go out after them.
   const earlierEvents = () => tokens.drain();
@@ -141,6 +141,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       content: screenContent(response.content),
       calls,
       mcpTools,
+      timeZone,
       usage: response.usage,
       earlierEvents,
     });
