@@ -86,6 +86,11 @@ function section(prompt: string, heading: string): string {
   return prompt.slice(start + heading.length + 4, next < 0 ? undefined : next);
 }
 
+interface UsageBody {
+  days: { turns: number; model_calls: number; prompt_tokens: number; completion_tokens: number }[];
+  budget: { used_today: number };
+}
+
 async function say(user: Api, text: string, sessionKey?: string): Promise<void> {
   const { events } = await user.converse(text, sessionKey);
   expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
@@ -161,6 +166,18 @@ describe('session digest', () => {
     expect(fresh.body).toEqual([]);
     expect((await user.get('/v1/sessions')).body.map((session: { session_key: string }) => session.session_key)).toContain(key);
     expect((await user.post('/v1/sessions/agent:main:api:direct:never-used/reset')).status).toBe(404);
+  });
+
+  it("counts a reset's digest in GET /v1/usage and the budget: one more model call of the day, not a turn", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Gil' });
+    const key = 'agent:main:api:direct:usage-test';
+    await say(user, 'the car goes to the garage on Monday', key);
+    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
+    await digestedMemory(user, key, 10_000);
+    const { days, budget } = (await user.get('/v1/usage?days=1')).body as UsageBody;
+    // The turn's one call and the digest's.
+    expect(days[0]).toMatchObject({ turns: 1, model_calls: 2 });
+    expect(budget.used_today).toBe((days[0]?.prompt_tokens ?? 0) + (days[0]?.completion_tokens ?? 0));
   });
 
   it("shows the model no UUID a client put in a session's key (a web app's conversation id)", async () => {

@@ -68,12 +68,23 @@ export function budgetExhaustedMessage(budget: Budget, now: Date = new Date()): 
   );
 }
 
+/**
+ * Records a session digest's model call (docs/memory.md#session-digests), in the transaction that
+ * commits the digest's outcome so that a retried digest job counts each call once.
+ */
+export async function recordDigestUsage(db: Queryable, userId: string, sessionId: string, usage: ModelUsage): Promise<void> {
+  await db.query(
+    `INSERT INTO model_usage (session_id, user_id, prompt_tokens, cached_prompt_tokens, completion_tokens) VALUES ($1, $2, $3, $4, $5)`,
+    [sessionId, userId, usage.promptTokens, usage.cachedPromptTokens ?? 0, usage.completionTokens],
+  );
+}
+
 /** The user's usage of the last `days` UTC days, today included, newest first; days without calls show zeros. */
 export async function usageByDay(db: Queryable, userId: string, days: number): Promise<UsageDay[]> {
   const found = await db.query<UsageDay>(
     `SELECT to_char(d.day, 'YYYY-MM-DD') AS date,
             COUNT(DISTINCT u.turn_id)::int AS turns,
-            COUNT(u.turn_id)::int AS model_calls,
+            COUNT(u.user_id)::int AS model_calls,
             COALESCE(SUM(u.prompt_tokens), 0)::bigint AS prompt_tokens,
             COALESCE(SUM(u.cached_prompt_tokens), 0)::bigint AS cached_prompt_tokens,
             COALESCE(SUM(u.completion_tokens), 0)::bigint AS completion_tokens

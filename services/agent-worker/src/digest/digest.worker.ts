@@ -9,8 +9,8 @@ const MIN_RECHECK_MS = 1_000;
 /**
  * `digest` jobs of the session-digests queue. An idle digest that finds the session in use again
  * (a message slipped in while this job was already due) moves itself to when the session could
- * next be idle, instead of relying on that message's own job. Failures are thrown for the queue
- * to retry.
+ * next be idle, instead of relying on that message's own job; one of a user past their daily token
+ * budget moves itself to the next UTC day. Failures are thrown for the queue to retry.
  */
 export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHandler<'session-digests', 'digest'> {
   const { db, config, logger } = runtime;
@@ -20,11 +20,12 @@ export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHand
     defaultModel: config.OPENAI_MODEL,
     modelAllowlist: config.MODEL_ALLOWLIST,
     idleSeconds: config.SESSION_IDLE_SECONDS,
+    dailyTokenBudget: config.DAILY_TOKEN_BUDGET,
   };
 
   return async (data, job, token) => {
     const outcome = await digestSession(deps, data.sessionId, { force: data.reason === 'reset' });
-    if (outcome.kind === 'not-idle') {
+    if (outcome.kind === 'not-idle' || outcome.kind === 'over-budget') {
       await job.moveToDelayed(Date.now() + Math.max(MIN_RECHECK_MS, outcome.retryInMs), token);
       throw new DelayedError();
     }

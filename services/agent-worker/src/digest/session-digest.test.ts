@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { usageByDay, type ModelUsage } from '@assistant/shared';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { OfflinePlanner } from '../llm/offline.planner';
 import { DIGEST_INSTRUCTIONS } from './digest-transcript';
@@ -18,17 +19,20 @@ afterAll(async () => {
 class ScriptedModel implements ChatModel {
   readonly name = 'scripted';
   readonly requests: ChatRequest[] = [];
-  constructor(public reply: (request: ChatRequest) => Promise<string> | string) {}
+  constructor(
+    public reply: (request: ChatRequest) => Promise<string> | string,
+    public usage?: ModelUsage,
+  ) {}
   async complete(request: ChatRequest): Promise<ChatResponse> {
     this.requests.push(request);
-    return { content: await this.reply(request), toolCalls: [] };
+    return { content: await this.reply(request), toolCalls: [], ...(this.usage ? { usage: this.usage } : {}) };
   }
 }
 
 const NOW = new Date('2026-02-16T14:05:30Z');
 
-function deps(model: ChatModel): DigestDeps {
-  return { db: pool, model, defaultModel: 'test-model', modelAllowlist: undefined, idleSeconds: 60, now: () => NOW };
+function deps(model: ChatModel, dailyTokenBudget = 0): DigestDeps {
+  return { db: pool, model, defaultModel: 'test-model', modelAllowlist: undefined, idleSeconds: 60, dailyTokenBudget, now: () => NOW };
 }
 
 async function newSession(key = 'agent:main:main'): Promise<{ userId: string; sessionId: string }> {
@@ -219,6 +223,52 @@ describe('digestSession', () => {
     await say(offline.sessionId, 'assistant', 'Folder "Work" created [ID: folder_1].');
     await digestSession(deps(new OfflinePlanner()), offline.sessionId, { force: true });
     expect(await memory(offline.userId)).toContain('Assistant: Folder "Work" created.');
+  });
+
+  it("counts each model call in the user's usage and budget once, even when another digest committed first", async () => {
+    const model = new ScriptedModel(() => 'Garden plans.', { promptTokens: 120, cachedPromptTokens: 20, completionTokens: 30 });
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'I grow tomatoes');
+    await digestSession(deps(model), sessionId, { force: true });
+    expect(await digestSession(deps(model), sessionId, { force: true })).toEqual({ kind: 'nothing-new' });
+    const [today] = await usageByDay(pool, userId, 1);
+    expect(today).toMatchObject({ turns: 0, model_calls: 1 });
+    expect([today?.prompt_tokens, today?.cached_prompt_tokens, today?.completion_tokens].map(Number)).toEqual([120, 20, 30]);
+
+    // A call whose summary another digest beat to MEMORY was made all the same; the retry's is another.
+    await say(sessionId, 'user', 'and basil');
+    model.reply = async () => {
+      await pool.query('UPDATE sessions SET digested_until = digested_until + 1 WHERE id = $1', [sessionId]);
+      return 'late summary';
+    };
+    await expect(digestSession(deps(model), sessionId, { force: true })).rejects.toBeInstanceOf(DigestConflictError);
+    expect((await usageByDay(pool, userId, 1))[0]).toMatchObject({ model_calls: 2 });
+
+    // A server that reports no usage is counted at an estimate, as a turn's call is.
+    const silent = await newSession();
+    await say(silent.sessionId, 'user', 'x'.repeat(4_000));
+    await digestSession(deps(new ScriptedModel(() => 'Long message.')), silent.sessionId, { force: true });
+    const [estimated] = await usageByDay(pool, silent.userId, 1);
+    expect(Number(estimated?.prompt_tokens)).toBeGreaterThan(200);
+  });
+
+  it('makes no model call past the daily token budget and keeps the messages for the next day', async () => {
+    const model = new ScriptedModel(() => 'Dentist on Friday.', { promptTokens: 100, completionTokens: 10 });
+    const { userId, sessionId } = await newSession();
+    await say(sessionId, 'user', 'remember the dentist on Friday');
+    await pool.query('INSERT INTO model_usage (session_id, user_id, prompt_tokens, completion_tokens) VALUES ($1, $2, 900, 100)', [
+      sessionId,
+      userId,
+    ]);
+    const outcome = await digestSession(deps(model, 1_000), sessionId, { force: true });
+    expect(outcome).toEqual({ kind: 'over-budget', retryInMs: Date.UTC(2026, 1, 17) - NOW.getTime() });
+    expect(model.requests).toHaveLength(0);
+    expect(await digestedUntil(sessionId)).toBe(0);
+    expect(await memory(userId)).toBe('Prefers tea.');
+
+    await pool.query('UPDATE users SET daily_token_budget = 2000 WHERE id = $1', [userId]);
+    expect(await digestSession(deps(model, 1_000), sessionId, { force: true })).toEqual({ kind: 'digested', rounds: 1 });
+    expect(await memory(userId)).toContain('Dentist on Friday.');
   });
 
   it('answers gone for a session that no longer exists', async () => {

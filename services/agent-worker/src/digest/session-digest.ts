@@ -1,16 +1,24 @@
 import {
   ACTIVE_STATUSES,
+  ALLOWANCE_COLUMNS,
+  allowanceOf,
   appendMemory,
+  budgetExhausted,
   nameRefs,
+  nextUtcMidnight,
+  recordDigestUsage,
   sessionRefNames,
   stripUuids,
   summarizeMessages,
   withTransaction,
+  type AllowanceRow,
   type Db,
+  type ModelUsage,
   type RefNames,
 } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
-import type { ChatModel } from '../llm/chat-model';
+import { callUsage } from '../llm/call-usage';
+import type { ChatModel, ChatRequest } from '../llm/chat-model';
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
 export interface DigestDeps {
@@ -20,11 +28,17 @@ export interface DigestDeps {
   /** MODEL_ALLOWLIST: a digest goes to the model the user's turns go to. */
   modelAllowlist: readonly string[] | undefined;
   idleSeconds: number;
+  /** DAILY_TOKEN_BUDGET: the default for users without an override. */
+  dailyTokenBudget: number;
   now?: () => Date;
 }
 
 export type DigestOutcome =
-  { kind: 'digested'; rounds: number } | { kind: 'nothing-new' } | { kind: 'not-idle'; retryInMs: number } | { kind: 'gone' };
+  | { kind: 'digested'; rounds: number }
+  | { kind: 'nothing-new' }
+  | { kind: 'not-idle'; retryInMs: number }
+  | { kind: 'over-budget'; retryInMs: number }
+  | { kind: 'gone' };
 
 /** Messages read per round; a round also stops at the transcript's size limit. */
 const BATCH_MESSAGES = 300;
@@ -34,16 +48,21 @@ const OFFLINE_DIGEST_CHARS = 1_500;
 /** Another digest of the session committed first: a retry digests what is left. */
 export class DigestConflictError extends Error {}
 
-interface SessionState {
+/** `disabled`: an admin disabled the user; no model call is made for them until they are enabled again. */
+interface SessionState extends AllowanceRow {
   user_id: string;
   session_key: string;
   digested_until: number;
   archived: boolean;
   busy: boolean;
-  /** An admin disabled the user: no model call is made for them until they are enabled again. */
-  disabled: boolean;
   quiet_ms: number;
   model: string | null;
+}
+
+interface Summary {
+  text: string;
+  /** The model call's tokens, counted like a turn's (none for the offline planner). */
+  usage: ModelUsage | undefined;
 }
 
 /**
@@ -55,6 +74,8 @@ interface SessionState {
  * Unless forced (a reset) or archived, a session is digested only when it is idle: no turn in
  * progress and quiet for `idleSeconds` since its last message. Otherwise the caller is told
  * when to look again. A disabled user's sessions are looked at again after `idleSeconds`.
+ * The model call counts against DAILY_TOKEN_BUDGET like a turn's: past it, no call is made and the
+ * messages wait, undigested, for the next UTC day's budget.
  */
 export async function digestSession(deps: DigestDeps, sessionId: string, options: { force: boolean }): Promise<DigestOutcome> {
   let rounds = 0;
@@ -76,9 +97,14 @@ export async function digestSession(deps: DigestDeps, sessionId: string, options
     if (!transcript) return rounds > 0 ? { kind: 'digested', rounds } : { kind: 'nothing-new' };
     const covered = pending.rows.filter((message) => message.id <= transcript.lastId);
     // Messages without text (an empty answer) only move the mark.
+    const spoken = transcript.text.trim() !== '';
+    if (spoken && deps.model.name !== 'offline' && budgetExhausted(allowanceOf(session, deps.dailyTokenBudget))) {
+      const now = deps.now?.() ?? new Date();
+      return { kind: 'over-budget', retryInMs: nextUtcMidnight(now).getTime() - now.getTime() };
+    }
     // MEMORY outlives the session and its refs: the digest names things instead (ids/ref-names.ts in packages/shared).
     const refs = await sessionRefNames(deps.db, sessionId);
-    const summary = transcript.text.trim() === '' ? null : await summarise(deps, session, transcript.text, covered, refs);
+    const summary = spoken ? await summarise(deps, session, transcript.text, covered, refs) : null;
     await commit(deps, sessionId, session, transcript.lastId, summary);
     rounds += 1;
   }
@@ -87,12 +113,11 @@ export async function digestSession(deps: DigestDeps, sessionId: string, options
 async function loadSession(db: Db, sessionId: string): Promise<SessionState | undefined> {
   const found = await db.query<SessionState>(
     `SELECT s.user_id, s.session_key, s.digested_until, s.archived_at IS NOT NULL AS archived,
-            EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = ANY($2)) AS busy,
-            EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id AND u.disabled_at IS NOT NULL) AS disabled,
+            EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = ANY($2)) AS busy, ${ALLOWANCE_COLUMNS},
             (EXTRACT(EPOCH FROM NOW() - GREATEST(s.last_activity_at,
                COALESCE((SELECT MAX(m.created_at) FROM messages m WHERE m.session_id = s.id), s.last_activity_at))) * 1000)::float8 AS quiet_ms,
             p.default_model AS model
-     FROM sessions s LEFT JOIN user_preferences p ON p.user_id = s.user_id
+     FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN user_preferences p ON p.user_id = s.user_id
      WHERE s.id = $1`,
     [sessionId, ACTIVE_STATUSES],
   );
@@ -105,13 +130,13 @@ async function summarise(
   transcript: string,
   messages: DigestMessage[],
   refs: RefNames,
-): Promise<string> {
+): Promise<Summary> {
   // The offline planner would answer a transcript with its help text; an extract serves better.
   if (deps.model.name === 'offline') {
     const spoken = messages.filter((m) => m.role !== 'tool').map((m) => ({ ...m, content: nameRefs(m.content, refs), tool_call_id: null }));
-    return summarizeMessages(spoken, OFFLINE_DIGEST_CHARS);
+    return { text: summarizeMessages(spoken, OFFLINE_DIGEST_CHARS), usage: undefined };
   }
-  const response = await deps.model.complete({
+  const request: ChatRequest = {
     model: allowedModel(deps, session.model),
     messages: [
       { role: 'system', content: DIGEST_INSTRUCTIONS },
@@ -120,26 +145,34 @@ async function summarise(
     ],
     tools: [],
     onToken: () => undefined,
-  });
+  };
+  const response = await deps.model.complete(request);
   // A ref the model wrote anyway (from a user's message, say) is named too.
-  const summary = nameRefs(stripUuids(response.content.trim()), refs);
-  if (summary === '') throw new Error('the model returned an empty digest');
-  return summary;
+  return { text: nameRefs(stripUuids(response.content.trim()), refs), usage: callUsage(deps.model, request, response) };
 }
 
-async function commit(deps: DigestDeps, sessionId: string, session: SessionState, lastId: number, summary: string | null): Promise<void> {
-  await withTransaction(deps.db, async (client) => {
+/**
+ * Appends the summary and moves the mark, recording the call's usage in the same transaction, so
+ * a retry counts it once. A call made for nothing (an empty answer, another digest committed
+ * first) was made all the same: its usage is recorded before the error goes to the queue.
+ */
+async function commit(deps: DigestDeps, sessionId: string, session: SessionState, lastId: number, summary: Summary | null): Promise<void> {
+  const failure = await withTransaction(deps.db, async (client) => {
+    if (summary?.usage) await recordDigestUsage(client, session.user_id, sessionId, summary.usage);
+    if (summary?.text === '') return new Error('the model returned an empty digest');
     const locked = await client.query<{ digested_until: number }>('SELECT digested_until FROM sessions WHERE id = $1 FOR UPDATE', [
       sessionId,
     ]);
     if (locked.rows[0]?.digested_until !== session.digested_until) {
-      throw new DigestConflictError(`session ${sessionId} was digested by another job meanwhile`);
+      return new DigestConflictError(`session ${sessionId} was digested by another job meanwhile`);
     }
-    if (summary !== null) {
-      await appendMemory(client, session.user_id, `${digestHeading(deps.now?.() ?? new Date(), session.session_key)}\n${summary}`);
+    if (summary) {
+      await appendMemory(client, session.user_id, `${digestHeading(deps.now?.() ?? new Date(), session.session_key)}\n${summary.text}`);
     }
     await client.query('UPDATE sessions SET digested_until = $2 WHERE id = $1', [sessionId, lastId]);
+    return undefined;
   });
+  if (failure) throw failure;
 }
 
 /** `### Session digest 2026-02-16 14:05 UTC (agent:main:main)`: nested under `## Long-term Memory`. */

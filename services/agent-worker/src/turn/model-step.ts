@@ -10,7 +10,6 @@ import {
   toolsForModel,
   type EventWriter,
   type McpCatalog,
-  type ModelUsage,
   type Semaphore,
   type SessionHistories,
   type SharedMetrics,
@@ -18,6 +17,7 @@ import {
   type TurnState,
 } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
+import { callUsage } from '../llm/call-usage';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
 import { buildModelMessages, PITFALLS_SHOWN, pitfallTools } from './context';
@@ -104,8 +104,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       }),
     };
     const response = await measuredCall(deps, request);
-    // The offline planner is no model: it spends no tokens.
-    const usage = response.usage ?? (deps.model.name === 'offline' ? undefined : estimatedUsage(request, response));
+    const usage = callUsage(deps.model, request, response);
     return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens, timeZone: user.timeZone };
   });
   // Another job holds the model call: it decides what comes next.
@@ -158,16 +157,6 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     earlierEvents,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
   });
-}
-
-/**
- * Some OpenAI-compatible servers report no usage (they ignore `stream_options`): such a call is
- * counted at about four characters a token, so DAILY_TOKEN_BUDGET holds for their users too.
- */
-function estimatedUsage(request: ChatRequest, response: ChatResponse): ModelUsage {
-  const prompt = JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
-  const completion = response.content.length + JSON.stringify(response.toolCalls).length;
-  return { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(completion / 4) };
 }
 
 async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {
