@@ -7,7 +7,13 @@ import { defineRoutes } from '../openapi/api-route';
 import { usageResponse } from '../openapi/operator-schemas';
 
 export const usageQuery = z.object({
-  days: z.coerce.number<string>().int().min(1).max(90).optional().meta({ description: 'UTC days, today included (default 7)' }),
+  // Digits only: Number() would also read '0x10', '1e1' and ' 7' as whole numbers of days.
+  days: z
+    .string()
+    .regex(/^[0-9]+$/, 'a whole number of days, in digits')
+    .pipe(z.coerce.number<string>().int().min(1).max(90))
+    .optional()
+    .meta({ description: 'UTC days, today included, 1 to 90 (default 7)' }),
 });
 
 export const usageApi = defineRoutes({
