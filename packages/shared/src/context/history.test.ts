@@ -1,4 +1,4 @@
-import { buildHistory, estimateTokens, summarizeMessages, type StoredMessage } from './history';
+import { buildHistory, estimateTokens, summarizeMessages, type HistoryWindow, type StoredMessage } from './history';
 
 const say = (role: 'user' | 'assistant', content: string): StoredMessage => ({ role, content, tool_calls: null, tool_call_id: null });
 
@@ -32,6 +32,24 @@ describe('buildHistory', () => {
     expect(summary).toMatch(/^Summary of \d+ earlier messages of this conversation:/);
     expect(summary).toContain('User: My name is Ana and the very first thing: the zebra');
     expect(summary).toMatch(/lines in between omitted/);
+  });
+
+  it('keeps its summary and first messages for several turns as the session grows, so the prefix caches', () => {
+    const session = longSession();
+    const windows = [120, 140, 160, 180, 200].flatMap((from) =>
+      Array.from({ length: 10 }, (_, turn) => buildHistory(session.slice(0, from + 2 * turn), 1_500)),
+    );
+    let changes = 0;
+    windows.slice(1).forEach((window, i) => {
+      const before = windows[i] as HistoryWindow;
+      if (window.summary !== before.summary) changes += 1;
+      // Same summary: the earlier request's history is the start of this one's.
+      else if (window.messages.length > before.messages.length)
+        expect(window.messages.slice(0, before.messages.length)).toEqual(before.messages);
+    });
+    // One exchange is about 100 tokens: a window of 1,000 left half full slides every five turns or so.
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThanOrEqual(windows.length / 3);
   });
 
   it('always keeps the newest exchange, even over budget', () => {

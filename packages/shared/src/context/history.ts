@@ -35,18 +35,33 @@ export function buildHistory(all: readonly StoredMessage[], tokenBudget: number,
   const total = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
   if (total <= tokenBudget) return { messages, summary: null };
   // The summary travels with the window, so its size comes out of the same budget.
-  const windowBudget = Math.max(0, tokenBudget - Math.ceil(summaryChars / 4));
-  let start = messages.length;
-  let used = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    used += estimateTokens(messages[i] as StoredMessage);
-    if (used > windowBudget) break;
-    if (messages[i]?.role === 'user') start = i;
-  }
-  // The newest exchange is always kept, even over budget: it holds the current question.
-  if (start === messages.length) start = messages.findLastIndex((m) => m.role === 'user');
+  const start = windowStart(messages, Math.max(0, tokenBudget - Math.ceil(summaryChars / 4)));
   if (start <= 0) return { messages, summary: null };
   return { messages: messages.slice(start), summary: summarizeMessages(messages.slice(0, start), summaryChars) };
+}
+
+/**
+ * Where the window starts, found by replaying the conversation as it grew: the start moves only
+ * when the window passes its budget, and then far enough to leave it half full (the newest
+ * exchange is always kept, even over budget). A window sliding by one exchange every turn would
+ * change the summary and the first messages of every request, so a provider could serve none of
+ * their history from its prompt cache (docs/memory.md#request-layout); this way the requests of
+ * the turns that fill half the budget share their summary and history.
+ */
+function windowStart(messages: readonly StoredMessage[], budget: number): number {
+  let start = 0;
+  let used = 0;
+  let newestUser = -1;
+  messages.forEach((message, end) => {
+    used += estimateTokens(message);
+    if (message.role === 'user') newestUser = end;
+    if (used <= budget) return;
+    while (start < newestUser && (used > budget / 2 || messages[start]?.role !== 'user')) {
+      used -= estimateTokens(messages[start] as StoredMessage);
+      start += 1;
+    }
+  });
+  return start;
 }
 
 function sanitize(message: StoredMessage): StoredMessage {
