@@ -13,10 +13,11 @@ const MIN_RECHECK_MS = 1_000;
  * budget moves itself to the next UTC day. Failures are thrown for the queue to retry.
  */
 export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHandler<'session-digests', 'digest'> {
-  const { db, config, logger } = runtime;
+  const { db, config, logger, metrics } = runtime;
   const deps = {
     db,
     model,
+    metrics,
     defaultModel: config.OPENAI_MODEL,
     modelAllowlist: config.MODEL_ALLOWLIST,
     idleSeconds: config.SESSION_IDLE_SECONDS,

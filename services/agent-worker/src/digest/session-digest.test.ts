@@ -1,17 +1,25 @@
 import pg from 'pg';
-import { usageByDay, type ModelUsage } from '@assistant/shared';
+import { randomUUID } from 'node:crypto';
+import { createClientRedis, SharedMetrics, usageByDay, type ModelUsage, type Redis } from '@assistant/shared';
 import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
 import { OfflinePlanner } from '../llm/offline.planner';
 import { DIGEST_INSTRUCTIONS } from './digest-transcript';
 import { DigestConflictError, digestSession, type DigestDeps } from './session-digest';
 
 let pool: pg.Pool;
+let redis: Redis;
+let metrics: SharedMetrics;
 
 beforeAll(() => {
   pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+  redis = createClientRedis(process.env.REDIS_URL as string);
+  metrics = new SharedMetrics(redis, `digest-test-${randomUUID()}`);
 });
 
 afterAll(async () => {
+  await metrics.flush();
+  await redis.del(metrics.key);
+  await redis.quit();
   await pool.end();
 });
 
@@ -32,7 +40,16 @@ class ScriptedModel implements ChatModel {
 const NOW = new Date('2026-02-16T14:05:30Z');
 
 function deps(model: ChatModel, dailyTokenBudget = 0): DigestDeps {
-  return { db: pool, model, defaultModel: 'test-model', modelAllowlist: undefined, idleSeconds: 60, dailyTokenBudget, now: () => NOW };
+  return {
+    db: pool,
+    model,
+    metrics,
+    defaultModel: 'test-model',
+    modelAllowlist: undefined,
+    idleSeconds: 60,
+    dailyTokenBudget,
+    now: () => NOW,
+  };
 }
 
 async function newSession(key = 'agent:main:main'): Promise<{ userId: string; sessionId: string }> {
@@ -250,6 +267,20 @@ describe('digestSession', () => {
     await digestSession(deps(new ScriptedModel(() => 'Long message.')), silent.sessionId, { force: true });
     const [estimated] = await usageByDay(pool, silent.userId, 1);
     expect(Number(estimated?.prompt_tokens)).toBeGreaterThan(200);
+  });
+
+  it('counts its model calls in /metrics, as a turn step does', async () => {
+    const calls = SharedMetrics.counter('assistant_model_calls_total', { outcome: 'success' });
+    const prompt = SharedMetrics.counter('assistant_model_tokens_total', { kind: 'prompt' });
+    await metrics.flush();
+    const before = await redis.hmget(metrics.key, calls, prompt);
+    const { sessionId } = await newSession();
+    await say(sessionId, 'user', 'I grow tomatoes');
+    const model = new ScriptedModel(() => 'Garden plans.', { promptTokens: 120, completionTokens: 30 });
+    await digestSession(deps(model), sessionId, { force: true });
+    await metrics.flush();
+    const after = await redis.hmget(metrics.key, calls, prompt);
+    expect(after.map((value, i) => Number(value) - Number(before[i]))).toEqual([1, 120]);
   });
 
   it('makes no model call past the daily token budget and keeps the messages for the next day', async () => {

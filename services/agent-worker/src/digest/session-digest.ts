@@ -15,15 +15,18 @@ import {
   type Db,
   type ModelUsage,
   type RefNames,
+  type SharedMetrics,
 } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
 import { callUsage } from '../llm/call-usage';
+import { measuredCall } from '../llm/measured-call';
 import type { ChatModel, ChatRequest } from '../llm/chat-model';
 import { DIGEST_INSTRUCTIONS, digestTranscript, type DigestMessage } from './digest-transcript';
 
 export interface DigestDeps {
   db: Db;
   model: ChatModel;
+  metrics: SharedMetrics;
   defaultModel: string;
   /** MODEL_ALLOWLIST: a digest goes to the model the user's turns go to. */
   modelAllowlist: readonly string[] | undefined;
@@ -146,7 +149,7 @@ async function summarise(
     tools: [],
     onToken: () => undefined,
   };
-  const response = await deps.model.complete(request);
+  const response = await measuredCall(deps, request);
   // A ref the model wrote anyway (from a user's message, say) is named too.
   return { text: nameRefs(stripUuids(response.content.trim()), refs), usage: callUsage(deps.model, request, response) };
 }

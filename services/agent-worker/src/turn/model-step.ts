@@ -18,7 +18,8 @@ import {
 } from '@assistant/shared';
 import { allowedModel } from '../llm/allowed-model';
 import { callUsage } from '../llm/call-usage';
-import type { ChatModel, ChatRequest, ChatResponse } from '../llm/chat-model';
+import { measuredCall } from '../llm/measured-call';
+import type { ChatModel, ChatRequest } from '../llm/chat-model';
 import { stopAtBudget } from './budget-check';
 import { buildModelMessages, PITFALLS_SHOWN, pitfallTools } from './context';
 import { LOOP_LENGTH, repeatedCall } from './repeated-calls';
@@ -157,23 +158,4 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     earlierEvents,
     ...(last ? { iterationLimit: turn.max_iterations } : {}),
   });
-}
-
-async function measuredCall(deps: ModelStepDeps, request: ChatRequest): Promise<ChatResponse> {
-  const started = performance.now();
-  try {
-    const response = await deps.model.complete(request);
-    deps.metrics.inc('assistant_model_calls_total', { outcome: 'success' });
-    if (response.usage) {
-      deps.metrics.inc('assistant_model_tokens_total', { kind: 'prompt' }, response.usage.promptTokens);
-      deps.metrics.inc('assistant_model_tokens_total', { kind: 'completion' }, response.usage.completionTokens);
-      deps.metrics.inc('assistant_model_tokens_total', { kind: 'cached_prompt' }, response.usage.cachedPromptTokens ?? 0);
-    }
-    return response;
-  } catch (error) {
-    deps.metrics.inc('assistant_model_calls_total', { outcome: 'error' });
-    throw error;
-  } finally {
-    deps.metrics.observe('assistant_model_call_duration_seconds', {}, (performance.now() - started) / 1000);
-  }
 }
