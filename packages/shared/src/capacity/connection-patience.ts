@@ -1,5 +1,6 @@
-import { DelayedError, type Job, type Processor } from 'bullmq';
+import type { Job, Processor } from 'bullmq';
 import { isConnectionError } from '../db';
+import { runAgainIn } from '../job-processor';
 
 /** Longest pause between two tries of a job that could not reach the database. */
 const MAX_PAUSE_MS = 10_000;
@@ -19,8 +20,7 @@ export function waitOutConnectionErrors(processor: Processor): Processor {
     } catch (error) {
       if (!token || !isConnectionError(error) || job.attemptsStarted >= MAX_RUNS) throw error;
       const pauses = Math.max(0, job.attemptsStarted - job.attemptsMade - 1);
-      await job.moveToDelayed(Date.now() + Math.min(MAX_PAUSE_MS, 250 * 2 ** Math.min(pauses, 6)), token);
-      throw new DelayedError();
+      return runAgainIn(job, token, Math.min(MAX_PAUSE_MS, 250 * 2 ** Math.min(pauses, 6)));
     }
   };
 }

@@ -1,5 +1,4 @@
-import { DelayedError } from 'bullmq';
-import type { JobHandler, Runtime } from '@assistant/shared';
+import { runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
 import type { ChatModel } from '../llm';
 import { digestSession } from './session-digest';
 
@@ -27,8 +26,7 @@ export function createDigestHandler(runtime: Runtime, model: ChatModel): JobHand
   return async (data, job, token) => {
     const outcome = await digestSession(deps, data.sessionId, { force: data.reason === 'reset' });
     if (outcome.kind === 'not-idle' || outcome.kind === 'over-budget') {
-      await job.moveToDelayed(Date.now() + Math.max(MIN_RECHECK_MS, outcome.retryInMs), token);
-      throw new DelayedError();
+      return runAgainIn(job, token, Math.max(MIN_RECHECK_MS, outcome.retryInMs));
     }
     if (outcome.kind === 'digested') logger.info({ sessionId: data.sessionId, rounds: outcome.rounds }, 'session digested');
   };
