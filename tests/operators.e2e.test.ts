@@ -89,7 +89,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused-whatsapp-secret');
 /** Chat ids far from the ones ChannelWebhooks hands out, which other test files use in the same database. */
-const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001, throttled: 7_400_001 };
+const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001, throttled: 7_400_001, cutShort: 7_500_001 };
 
 async function telegramText(chat: number, text: string): Promise<void> {
   expect((await webhooks.postTelegram(webhooks.tgText(chat, text, 8_000_000 + webhooks.nextId()))).status).toBe(200);
@@ -469,6 +469,40 @@ describe('erasure', () => {
       'the erasure job',
     );
     expect(await redis.exists(line)).toBe(0);
+  });
+
+  it('stops a long answer going out when its user is erased mid-way: no later part is sent or recorded, nor its job kept', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Cut short' });
+    const chat = chatIds.cutShort;
+    await linkTelegram(user, chat);
+    const held = telegram.hold(chat);
+    // Echoed, the answer takes four Telegram parts.
+    await telegramText(chat, `long ${'word '.repeat(2_500)}`);
+    await held.arrived;
+    const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+    try {
+      const active = (await deliveries.getJobs(['active'])).find((job) => job?.data.to?.chat_id === String(chat));
+      expect(active?.name).toBe('turn-event');
+
+      expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+      await system.waitFor(
+        async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+        'the erasure job',
+      );
+      held.release();
+      await system.waitFor(
+        async () => (await deliveries.getJobState(active?.id as string)) === 'unknown',
+        'the delivery to end, leaving no job',
+      );
+    } finally {
+      await deliveries.close();
+    }
+    // The part in flight when the erasure began went out; none after it.
+    expect(telegram.sendAttempts(chat).filter((call) => String(call.body.text).includes('word word'))).toHaveLength(1);
+    const recorded = await db.query(`SELECT COUNT(*)::int AS n FROM deliveries WHERE channel = 'telegram' AND recipient = $1`, [
+      String(chat),
+    ]);
+    expect(recorded.rows[0].n).toBe(0);
   });
 
   it('lets the admin erase a user, and finishes an erasure whose job failed half-way', async () => {

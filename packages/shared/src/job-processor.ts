@@ -12,6 +12,15 @@ export async function runAgainIn(job: Job, token: string | undefined, ms: number
   throw new DelayedError();
 }
 
+/**
+ * Lets a running job that found its user erased leave no record behind: the erasure cannot remove
+ * a job while it runs (it is locked), so the job drops itself as it completes. BullMQ reads
+ * `opts.removeOnComplete` when the job completes, not when it was queued.
+ */
+export function removeWhenDone(job: Job): void {
+  job.opts.removeOnComplete = true;
+}
+
 /** A handler for every job of a queue: a job without one, or a misspelt one, does not compile. */
 export type JobHandlers<Q extends QueueName> = { [N in JobName<Q>]: JobHandler<Q, N> };
 

@@ -1,6 +1,7 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import {
   jobProcessor,
+  removeWhenDone,
   recipientOf,
   runAgainIn,
   startWorker,
@@ -16,6 +17,7 @@ import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
 import { createTranscriptionHandler } from './voice-transcription.job';
 import { DeliveryLines } from './delivery-line';
+import { ownerLive, recordPart, type DeliveryOwner } from './delivery-owner';
 import { createRefusalRecheck, queueNoticeResend } from './notice-resend';
 import { isUserDisabled } from '../users/users.service';
 
@@ -49,20 +51,29 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     return Number(replies?.[0]?.[1]);
   }
 
-  /** `notice`: the text of a notice, recorded with its parts so a refusal reported later can send it again. */
-  async function sendParts(key: string, to: ChannelAddress, sender: ChannelSender, parts: OutboundPart[], notice?: string): Promise<void> {
+  /**
+   * `notice`: the text of a notice, recorded with its parts so a refusal reported later can send it again.
+   * Stops, leaving no trace of the job, once its owner is being erased (a part already in flight goes out, unrecorded).
+   */
+  async function sendParts(
+    job: Job,
+    owner: DeliveryOwner,
+    to: ChannelAddress,
+    sender: ChannelSender,
+    parts: OutboundPart[],
+    notice?: string,
+  ): Promise<void> {
+    const key = job.id as string;
     const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
     const sent = new Set(done.rows.map((row) => row.part));
     const recipient = recipientOf(to);
     // In order, one at a time: part 2 never overtakes part 1, even across retries.
     for (const [index, part] of parts.entries()) {
       if (sent.has(index)) continue;
+      if (!(await ownerLive(db, owner))) return removeWhenDone(job);
       const providerId = await sender.send(to, part);
-      await db.query(
-        `INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [key, index, to.channel, recipient, providerId, notice ?? null],
-      );
+      const record = { key, index, channel: to.channel, recipient, providerId, notice: notice ?? null };
+      if (!(await recordPart(db, owner, record))) return removeWhenDone(job);
     }
   }
 
@@ -73,6 +84,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   async function deliver(
     job: Job,
     token: string | undefined,
+    owner: DeliveryOwner,
     to: ChannelAddress,
     message: OutboundMessage,
     outsideWindow?: () => Promise<void>,
@@ -97,7 +109,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       if (await lines.behind(to, job)) await wait(BEHIND_MS);
       try {
         const parts = outboundParts(message, sender.limits, sender.formatMarkdown);
-        await sendParts(job.id as string, to, sender, parts, outsideWindow ? message.text : undefined);
+        await sendParts(job, owner, to, sender, parts, outsideWindow ? message.text : undefined);
       } catch (error) {
         if (outsideWindow && error instanceof OutsideWindowError) {
           await lines.leave(to, job);
@@ -118,23 +130,23 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   }
 
   return jobProcessor('deliveries', {
-    'turn-event': async (data, job, token) => deliver(job, token, data.to, await renderTurnEvent(db, data)),
-    reply: ({ to, text }, job, token) => deliver(job, token, to, { text }),
+    'turn-event': async (data, job, token) => deliver(job, token, { turnId: data.turnId }, data.to, await renderTurnEvent(db, data)),
+    reply: ({ to, text }, job, token) => deliver(job, token, undefined, to, { text }),
     notify: async ({ userId, text }, job, token) => {
       const to = await lastUsedAddress(db, userId, enabledChannels(clients));
       if (!to) {
         logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
         return;
       }
-      await deliver(job, token, to, { text }, () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text }));
+      await deliver(job, token, { userId }, to, { text }, () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text }));
     },
     'resend-notice': async ({ userId, to, text }, job, token) => {
       // As for any notice (lastUsedAddress): an admin may have disabled the user since it was refused.
       if (await isUserDisabled(db, userId)) return logger.info({ jobId: job.id }, 'notice not sent again: the user is disabled');
       const { WHATSAPP_NOTICE_TEMPLATE: name, WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: language } = runtime.config;
-      if (name) return deliver(job, token, to, { text, template: { name, language } });
+      if (name) return deliver(job, token, { userId }, to, { text, template: { name, language } });
       const other = await lastUsedAddress(db, userId, enabledChannels(clients), [to.channel]);
-      if (other) return deliver(job, token, other, { text });
+      if (other) return deliver(job, token, { userId }, other, { text });
       // Never the text: it is the user's.
       logger.warn(
         { jobId: job.id },

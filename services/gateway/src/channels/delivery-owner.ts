@@ -1,0 +1,53 @@
+import type { Queryable } from '@assistant/shared';
+
+/**
+ * Whose a delivery is: a turn's event is its turn's user's, a notice names its user. A reply to
+ * an inbound message names nobody (undefined) and always goes out.
+ */
+export type DeliveryOwner = { turnId: string } | { userId: string } | undefined;
+
+/**
+ * `$1`, `$2`: the owner's user id and turn id, either NULL. True while the owner is not being
+ * erased, or for nobody's. `lock` holds the user row until the statement's transaction ends.
+ */
+const ownerLiveSql = (lock: boolean) => `(($1::uuid IS NULL AND $2::uuid IS NULL) OR EXISTS (
+  SELECT 1 FROM users u WHERE u.erasing_at IS NULL
+    AND u.id = COALESCE($1::uuid, (SELECT t.user_id FROM turns t WHERE t.id = $2::uuid))
+  ${lock ? 'FOR SHARE OF u' : ''}))`;
+
+const ownerParams = (owner: DeliveryOwner): [string | null, string | null] => [
+  owner && 'userId' in owner ? owner.userId : null,
+  owner && 'turnId' in owner ? owner.turnId : null,
+];
+
+/**
+ * Whether the delivery may still go out: not once its user is being erased (DELETE /v1/me), even
+ * mid-way through a long answer's parts.
+ */
+export async function ownerLive(db: Queryable, owner: DeliveryOwner): Promise<boolean> {
+  const found = await db.query<{ live: boolean }>(`SELECT ${ownerLiveSql(false)} AS live`, ownerParams(owner));
+  return found.rows[0]?.live === true;
+}
+
+/**
+ * Records a sent part, unless its owner is being erased by now: the erasure deletes what was sent
+ * to the user's chats as it starts, so a part in flight then must not be recorded after. `FOR SHARE`
+ * waits for an erasure that has marked the user but not committed, and then sees the mark.
+ * Answers whether it is recorded (or was before, by an earlier attempt).
+ */
+export async function recordPart(
+  db: Queryable,
+  owner: DeliveryOwner,
+  part: { key: string; index: number; channel: string; recipient: string; providerId: string | undefined; notice: string | null },
+): Promise<boolean> {
+  const recorded = await db.query<{ live: boolean }>(
+    `WITH owner AS (SELECT ${ownerLiveSql(true)} AS live),
+     inserted AS (
+       INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
+       SELECT $3, $4, $5, $6, $7, $8 FROM owner WHERE owner.live
+       ON CONFLICT DO NOTHING)
+     SELECT live FROM owner`,
+    [...ownerParams(owner), part.key, part.index, part.channel, part.recipient, part.providerId ?? null, part.notice],
+  );
+  return recorded.rows[0]?.live === true;
+}
