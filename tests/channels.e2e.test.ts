@@ -668,6 +668,36 @@ describe('identities', () => {
     expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
   });
 
+  it("moves what a chat's own user made to the user /link joins it to, and erases the rest, which nobody could reach again", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Joined later' });
+    const chat = nextId();
+    const waId = `55119${nextId()}`;
+    expect((await postTelegram(tgText(chat, 'before linking'))).status).toBe(200);
+    expect((await postWhatsApp(waText(waId, 'antes de ligar'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'the answers');
+    const [own, waOwn] = [await identityUserId('telegram', String(chat)), await identityUserId('whatsapp', waId)];
+    await db.query(
+      `INSERT INTO folders (id, user_id, name, name_key) VALUES (gen_random_uuid(), $1, 'Made in the chat', 'made in the chat')`,
+      [own],
+    );
+    await db.query(`UPDATE agent_memory_profiles SET memory_content = 'Likes green tea.' WHERE user_id = $1`, [own]);
+
+    expect((await postTelegram(tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    expect((await postWhatsApp(waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2 && graph.received(waId).length === 2, 'the confirmations');
+    expect(telegram.received(chat)[1]?.body.text).toContain('moved there too');
+    // Only a conversation was there: nothing moved, and the reply says no more than that the chat is linked.
+    expect(graph.received(waId)[1]?.body.text.body).toBe('Linked: this chat now talks to your existing assistant.');
+    for (const left of [own, waOwn]) {
+      await system.waitFor(async () => (await count('SELECT COUNT(*)::int AS n FROM users WHERE id = $1', [left])) === 0, 'its erasure');
+      expect(await count('SELECT COUNT(*)::int AS n FROM sessions WHERE user_id = $1', [left])).toBe(0);
+    }
+    expect((await db.query(`SELECT user_id FROM folders WHERE name = 'Made in the chat'`)).rows).toEqual([{ user_id: user.userId }]);
+    expect((await user.get('/v1/profile')).body.memory).toContain('Likes green tea.');
+    expect(await identityUserId('telegram', String(chat))).toBe(user.userId);
+    expect(await identityUserId('whatsapp', waId)).toBe(user.userId);
+  });
+
   it("gives a new WhatsApp user their number's time zone, a new Telegram user DEFAULT_TIMEZONE (docs/channels.md#time-zones)", async () => {
     const zoneOf = async (channel: string, externalId: string) =>
       (

@@ -1,4 +1,13 @@
-import { addJob, jobId, withTransaction, type ChannelAddress, type ControlOutcome, type DbClient, type Runtime } from '@assistant/shared';
+import {
+  addJob,
+  enqueueErasure,
+  jobId,
+  withTransaction,
+  type ChannelAddress,
+  type ControlOutcome,
+  type DbClient,
+  type Runtime,
+} from '@assistant/shared';
 import { resetSession } from '../sessions/reset-session';
 import { insertTurn } from '../turns/submit-message';
 import { isUserDisabled } from '../users/users.service';
@@ -16,6 +25,7 @@ import {
   type Identity,
 } from './identities';
 import { consumeLinkCode } from './link-codes';
+import { adoptLinkedAway } from './linked-away';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
 
@@ -26,6 +36,8 @@ const REPLIES = {
   unsupportedWithVision:
     'I can only read text messages, photos and voice notes for now, not stickers, files or locations. Please type what you need.',
   linked: 'Linked: this chat now talks to your existing assistant.',
+  linkedWithData:
+    'Linked: this chat now talks to your existing assistant. Your folders, documents, habits, reminders, goals and memory from this chat moved there too; the earlier conversation here was not kept.',
   badCode: 'That link code is not valid or has expired. Get a new one and send /link CODE within 10 minutes.',
   newSession: 'Started a new conversation.',
   disabled: 'This account is disabled, so I cannot answer. Please contact the operator of this assistant.',
@@ -39,6 +51,8 @@ interface Outcome {
   decision: ChannelDecision | null;
   /** A voice note whose transcript will start the turn. */
   voice: PendingVoice | null;
+  /** The chat's own user, left behind by `/link` and marked for erasure: its job is queued once this commits. Not stored. */
+  erasing?: string;
 }
 
 export interface InboundResult {
@@ -66,6 +80,8 @@ export interface InboundResult {
 export async function acceptInbound(runtime: Runtime, received: InboundMessage): Promise<InboundResult> {
   const accepted = await withTransaction(runtime.db, (client) => record(client, runtime, received));
   const { outcome, redelivered, message } = accepted;
+  // Lost to a crash before this line, the erasure sweeper queues it.
+  if (outcome.erasing) await enqueueErasure(runtime.queues, outcome.erasing);
   const decided = outcome.decision && outcome.userId ? await applyDecision(runtime, outcome.userId, outcome.decision) : undefined;
   if (outcome.turnId) await runtime.outbox.flush(outcome.turnId);
   if (outcome.reply) {
@@ -176,7 +192,13 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
     const userId = await consumeLinkCode(client, command.code);
     if (!userId) return { ...none, reply: REPLIES.badCode };
     await linkIdentity(client, message, userId);
-    return { ...none, userId, reply: REPLIES.linked };
+    const left = identity ? await adoptLinkedAway(client, identity.userId, userId) : undefined;
+    return {
+      ...none,
+      userId,
+      reply: left?.moved ? REPLIES.linkedWithData : REPLIES.linked,
+      ...(left?.erased && identity ? { erasing: identity.userId } : {}),
+    };
   }
 
   const content = message.content;
