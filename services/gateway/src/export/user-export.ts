@@ -1,8 +1,13 @@
 import { loadProfile, type Queryable } from '@assistant/shared';
 import type { JsonStream } from './json-stream';
 
-/** Rows per query: a user with 100,000 messages is read 1,000 at a time. */
+/** Rows per query at most: a user with 100,000 messages is read 1,000 at a time. */
 const PAGE = 1_000;
+/**
+ * About the most JSON one page holds (it goes past by less than its last row): a document may hold
+ * a million characters, and a thousand of them at once would be gigabytes in the gateway's memory.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
 
 /** Tables of the user's own data, exported whole (minus the owner column and derived search data). */
 const USER_TABLES = ['folders', 'documents', 'habits', 'reminders', 'goals', 'gotchas'] as const;
@@ -10,6 +15,7 @@ const USER_TABLES = ['folders', 'documents', 'habits', 'reminders', 'goals', 'go
 /**
  * Pages of one table's rows as JSON objects, by keyset pagination on `id`: each page is one
  * short query, so nothing holds a transaction or a cursor open while the client reads slowly.
+ * A page ends at PAGE rows or once it holds PAGE_BYTES, whichever comes first.
  */
 async function* pages(
   db: Queryable,
@@ -20,15 +26,20 @@ async function* pages(
 ): AsyncGenerator<{ id: string; row: unknown }[]> {
   let after: string | null = null;
   for (;;) {
-    const found: { rows: { id: string; row: unknown }[] } = await db.query(
-      `SELECT t.id::text AS id, to_jsonb(t) - 'user_id' - 'search_vector' AS row FROM ${table} t
-       WHERE t.${where} = $1 AND ($2::${idType} IS NULL OR t.id > $2::${idType}) ORDER BY t.id LIMIT ${PAGE}`,
+    const found: { rows: { id: string; row: unknown; read: number }[] } = await db.query(
+      `SELECT id::text AS id, row, read FROM (
+         SELECT id, row, COUNT(*) OVER () AS read,
+           SUM(octet_length(row::text)) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) - octet_length(row::text) AS before
+         FROM (SELECT t.id, to_jsonb(t) - 'user_id' - 'search_vector' AS row FROM ${table} t
+               WHERE t.${where} = $1 AND ($2::${idType} IS NULL OR t.id > $2::${idType}) ORDER BY t.id LIMIT ${PAGE}) candidates
+       ) sized WHERE before < ${PAGE_BYTES} ORDER BY sized.id`,
       [value, after],
     );
     if (found.rows.length === 0) return;
     yield found.rows;
     after = found.rows[found.rows.length - 1]?.id ?? null;
-    if (found.rows.length < PAGE) return;
+    // Every row read, and fewer than a page: there are no more.
+    if (found.rows.length === Number(found.rows[0]?.read) && found.rows.length < PAGE) return;
   }
 }
 
