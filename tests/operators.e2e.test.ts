@@ -89,7 +89,14 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused-whatsapp-secret');
 /** Chat ids far from the ones ChannelWebhooks hands out, which other test files use in the same database. */
-const chatIds = { budget: 7_100_001, erasure: 7_200_001, admin: 7_300_001, throttled: 7_400_001, cutShort: 7_500_001 };
+const chatIds = {
+  budget: 7_100_001,
+  erasure: 7_200_001,
+  admin: 7_300_001,
+  throttled: 7_400_001,
+  cutShort: 7_500_001,
+  throttledReply: 7_600_001,
+};
 
 async function telegramText(chat: number, text: string): Promise<void> {
   expect((await webhooks.postTelegram(webhooks.tgText(chat, text, 8_000_000 + webhooks.nextId()))).status).toBe(200);
@@ -469,6 +476,30 @@ describe('erasure', () => {
       'the erasure job',
     );
     expect(await redis.exists(line)).toBe(0);
+  });
+
+  it("removes a reply of the user's waiting out a 429 with their other jobs: it is never sent, and no job names their chat", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Throttled reply' });
+    const chat = chatIds.throttledReply;
+    telegram.throttle(chat, 60);
+    await telegramText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`);
+    const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+    const toChat = async () =>
+      (await deliveries.getJobs(['wait', 'delayed', 'active', 'completed', 'failed'])).filter(
+        (job) => job?.data.to?.chat_id === String(chat),
+      );
+    try {
+      await system.waitFor(async () => (await toChat())[0]?.isDelayed(), 'the confirmation waiting out the 429');
+      expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+      await system.waitFor(
+        async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+        'the erasure job',
+      );
+      expect(await toChat()).toEqual([]);
+    } finally {
+      await deliveries.close();
+    }
+    expect(telegram.received(chat)).toEqual([]);
   });
 
   it('stops a long answer going out when its user is erased mid-way: no later part is sent or recorded, nor its job kept', async () => {

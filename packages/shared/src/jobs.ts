@@ -52,8 +52,11 @@ export const jobCatalog = {
       to: channelAddressSchema,
       event: z.looseObject({ type: z.enum(CHANNEL_EVENT_TYPES) }),
     }),
-    /** A direct answer to an inbound channel message that started no turn (id: `reply.<channel message id>`). */
-    reply: z.object({ to: channelAddressSchema, text: z.string().min(1) }),
+    /**
+     * A direct answer to an inbound channel message that started no turn (id: `reply.<channel message id>`).
+     * `channelMessageId` names that message, so the erasure of its user finds the job (absent in jobs queued before it existed).
+     */
+    reply: z.object({ to: channelAddressSchema, text: z.string().min(1), channelMessageId: z.uuid().optional() }),
     /**
      * Download and transcribe a voice note, then start its turn (id: `transcribe.<channel message id>`).
      * Only the row's id travels: the audio never enters Redis.

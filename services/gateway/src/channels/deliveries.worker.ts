@@ -131,7 +131,8 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
 
   return jobProcessor('deliveries', {
     'turn-event': async (data, job, token) => deliver(job, token, { turnId: data.turnId }, data.to, await renderTurnEvent(db, data)),
-    reply: ({ to, text }, job, token) => deliver(job, token, undefined, to, { text }),
+    reply: ({ to, text, channelMessageId }, job, token) =>
+      deliver(job, token, channelMessageId ? { channelMessageId } : undefined, to, { text }),
     notify: async ({ userId, text }, job, token) => {
       const to = await lastUsedAddress(db, userId, enabledChannels(clients));
       if (!to) {

@@ -1,23 +1,28 @@
 import type { Queryable } from '@assistant/shared';
 
 /**
- * Whose a delivery is: a turn's event is its turn's user's, a notice names its user. A reply to
- * an inbound message names nobody (undefined) and always goes out.
+ * Whose a delivery is: a turn's event is its turn's user's, a notice names its user, a reply is
+ * its inbound message's user's (nobody's, for a stranger's message). A reply queued before replies
+ * named their message names nobody (undefined) and always goes out.
  */
-export type DeliveryOwner = { turnId: string } | { userId: string } | undefined;
+export type DeliveryOwner = { turnId: string } | { userId: string } | { channelMessageId: string } | undefined;
 
 /**
- * `$1`, `$2`: the owner's user id and turn id, either NULL. True while the owner is not being
- * erased, or for nobody's. `lock` holds the user row until the statement's transaction ends.
+ * `$1`, `$2`, `$3`: the owner's user id, turn id and channel message id, all but one NULL. True
+ * while the owner is not being erased, or for nobody's. `lock` holds the user row until the
+ * statement's transaction ends.
  */
-const ownerLiveSql = (lock: boolean) => `(($1::uuid IS NULL AND $2::uuid IS NULL) OR EXISTS (
-  SELECT 1 FROM users u WHERE u.erasing_at IS NULL
-    AND u.id = COALESCE($1::uuid, (SELECT t.user_id FROM turns t WHERE t.id = $2::uuid))
-  ${lock ? 'FOR SHARE OF u' : ''}))`;
+const ownerLiveSql = (lock: boolean) => `(EXISTS (
+    SELECT 1 FROM users u WHERE u.erasing_at IS NULL AND u.id = COALESCE($1::uuid,
+      (SELECT t.user_id FROM turns t WHERE t.id = $2::uuid), (SELECT m.user_id FROM channel_messages m WHERE m.id = $3::uuid))
+    ${lock ? 'FOR SHARE OF u' : ''})
+  OR ($1::uuid IS NULL AND $2::uuid IS NULL
+    AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM channel_messages m WHERE m.id = $3::uuid AND m.user_id IS NULL))))`;
 
-const ownerParams = (owner: DeliveryOwner): [string | null, string | null] => [
+const ownerParams = (owner: DeliveryOwner): [string | null, string | null, string | null] => [
   owner && 'userId' in owner ? owner.userId : null,
   owner && 'turnId' in owner ? owner.turnId : null,
+  owner && 'channelMessageId' in owner ? owner.channelMessageId : null,
 ];
 
 /**
@@ -44,7 +49,7 @@ export async function recordPart(
     `WITH owner AS (SELECT ${ownerLiveSql(true)} AS live),
      inserted AS (
        INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
-       SELECT $3, $4, $5, $6, $7, $8 FROM owner WHERE owner.live
+       SELECT $4, $5, $6, $7, $8, $9 FROM owner WHERE owner.live
        ON CONFLICT DO NOTHING)
      SELECT live FROM owner`,
     [...ownerParams(owner), part.key, part.index, part.channel, part.recipient, part.providerId ?? null, part.notice],

@@ -89,7 +89,7 @@ export async function acceptInbound(runtime: Runtime, received: InboundMessage):
       runtime.queues,
       'deliveries',
       'reply',
-      { to: message.replyTo, text: outcome.reply },
+      { to: message.replyTo, text: outcome.reply, channelMessageId: accepted.rowId },
       { jobId: jobId('reply', accepted.rowId) },
     );
   }

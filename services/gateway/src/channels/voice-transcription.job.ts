@@ -33,7 +33,7 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
   const { db, config, queues } = runtime;
 
   async function reply(to: ChannelAddress, text: string, rowId: string): Promise<void> {
-    await addJob(queues, 'deliveries', 'reply', { to, text }, { jobId: jobId('voice-reply', rowId) });
+    await addJob(queues, 'deliveries', 'reply', { to, text, channelMessageId: rowId }, { jobId: jobId('voice-reply', rowId) });
   }
 
   return async ({ channelMessageId }, job) => {

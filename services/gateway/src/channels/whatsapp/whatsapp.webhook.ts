@@ -66,7 +66,8 @@ export interface WhatsAppWebhookSettings {
 async function answerRefusedPress(runtime: Runtime, result: InboundResult): Promise<void> {
   const refused = refusedPress(result);
   if (refused === undefined || result.redelivered || result.replied) return;
-  await addJob(runtime.queues, 'deliveries', 'reply', { to: result.replyTo, text: refused }, { jobId: jobId('refused', result.rowId) });
+  const reply = { to: result.replyTo, text: refused, channelMessageId: result.rowId };
+  await addJob(runtime.queues, 'deliveries', 'reply', reply, { jobId: jobId('refused', result.rowId) });
 }
 
 /** `GET /webhooks/whatsapp` (subscription check) and `POST /webhooks/whatsapp` (signed events). */
