@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Queue } from 'bullmq';
 import { once as onceEvent } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
@@ -71,6 +72,7 @@ beforeAll(async () => {
     'long:': once('everything__trigger-long-running-operation', { duration: 30, steps: 30 }),
     'slow:': once('notes__slow_write', { label: 'timeout' }),
     'crash:': once('notes__slow_write', { label: 'crash' }),
+    'erased:': once('notes__slow_write', { label: 'erased' }),
     'bad args:': once('everything__get-sum', { a: 'two' }),
     'broken:': once('broken__anything', {}),
     'silent:': once('silent__anything', {}),
@@ -246,6 +248,27 @@ describe('timeouts and retries', () => {
       timeout_seconds: TOOL_TIMEOUT_MS / 1000,
     });
     expect(events.at(-1)?.data.status).toBe('completed');
+  });
+
+  it('erases a user while their tool call runs, and removes its job once it ends: no job names their turn', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { turn_id: turnId } = await user.send('erased: write');
+    await notes.waitForCalls('slow_write', notes.calls.filter((c) => c.tool === 'slow_write').length + 1);
+    expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const [digests, toolCalls] = [
+      new Queue('session-digests', { connection, prefix: system.prefix }),
+      new Queue('tool-calls', { connection, prefix: system.prefix }),
+    ];
+    try {
+      await waitFor(async () => (await digests.getJobState(`erase.${user.userId}`)) === 'completed', 'the erasure job', {
+        timeoutMs: 30_000,
+      });
+      const left = await toolCalls.getJobs(['wait', 'delayed', 'active', 'completed', 'failed']);
+      expect(left.filter((job) => job?.data.turnId === turnId)).toEqual([]);
+    } finally {
+      await Promise.all([digests.close(), toolCalls.close()]);
+    }
   });
 
   it('cancels a timed-out call on the server and does not retry a tool without idempotentHint', async () => {

@@ -90,7 +90,14 @@ export const jobCatalog = {
      * `erase.<user id>`). Here because this queue's jobs are the agent worker's background work
      * on one user's data that nobody waits on; it is resumable and idempotent.
      */
-    'erase-user': z.object({ userId: z.uuid() }),
+    'erase-user': z.object({
+      userId: z.uuid(),
+      /** Jobs about the user that were running as it erased them (locked, so not removable then): removed once they end. */
+      running: z
+        .array(z.object({ queue: z.string(), id: z.string() }))
+        .max(10_000)
+        .optional(),
+    }),
   },
 } satisfies Record<string, Record<string, z.ZodObject>>;
 

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { cancelUserTurns, channelAddressSchema, deleteUserTurns, eventKeys, markErasing, userKeys, type Runtime } from '@assistant/shared';
-import { removeUserJobs } from './remove-user-jobs';
+import { removeUserJobs, type JobRef } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
 export type ErasureDeps = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger' | 'typing'>;
@@ -14,15 +14,16 @@ const FOREIGN_KEY_VIOLATION = '23503';
  * from PostgreSQL, so a job killed half-way is simply run again (BullMQ stalled-job recovery,
  * or its retry) and finishes the work. The user row goes last: until then the user's turn ids
  * are still known, and afterwards nothing can be written for them (every table with a user id
- * references users, ON DELETE CASCADE).
+ * references users, ON DELETE CASCADE). Answers the jobs about the user that were running (none
+ * when the user was gone already).
  */
-export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: string): Promise<boolean> {
+export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: string): Promise<JobRef[]> {
   const { db } = deps;
-  if (!(await markErasing(db, userId))) return false;
+  if (!(await markErasing(db, userId))) return [];
 
   await cancelUserTurns(db, userId);
   const footprint = await loadFootprint(db, userId);
-  const removedJobs = await removeUserJobs(deps.queues, footprint, jobId);
+  const { removed: removedJobs, running } = await removeUserJobs(deps.queues, footprint, jobId);
   await leaveDeliveryLines(deps, removedJobs);
   await deleteRedisKeys(deps, footprint);
 
@@ -33,8 +34,8 @@ export async function eraseUser(deps: ErasureDeps, userId: string, jobId?: strin
   await db.query('DELETE FROM users WHERE id = $1', [userId]);
   // A model call that was streaming when the turns were cancelled may have written a token event since.
   await deleteRedisKeys(deps, footprint);
-  deps.logger.info({ userId, turns: footprint.turnIds.size, removedJobs: removedJobs.length }, 'user erased');
-  return true;
+  deps.logger.info({ userId, turns: footprint.turnIds.size, removedJobs: removedJobs.length, running: running.length }, 'user erased');
+  return running;
 }
 
 async function deleteInBatches(deps: ErasureDeps, sql: string, key: unknown): Promise<void> {

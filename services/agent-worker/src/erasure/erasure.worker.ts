@@ -1,13 +1,30 @@
-import { enqueueErasure, type JobHandler, type Runtime } from '@assistant/shared';
+import { enqueueErasure, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
 import { eraseUser, type ErasureDeps } from './erase-user';
+import { removeEndedJobs } from './remove-user-jobs';
 
 /** An erasure asked for this long ago and still not done lost its job (a gateway died before queuing it). */
 const STUCK_AFTER_SECONDS = 60;
 
-/** `erase-user` jobs of the session-digests queue. */
+/** How often the erasure looks again for jobs of the user that were running, and for how long at most. */
+const RUNNING_RECHECK_MS = 5_000;
+const RUNNING_AT_MOST_MS = 3_600_000;
+
+/**
+ * `erase-user` jobs of the session-digests queue. Jobs about the user that were running as it
+ * erased them end later, and would be kept as finished jobs naming the user's things: the job
+ * comes back for them until they have ended (bounded: a running job ends within its timeout, or
+ * stalls and runs again, finding nothing).
+ */
 export function createErasureHandler(deps: ErasureDeps): JobHandler<'session-digests', 'erase-user'> {
-  return async ({ userId }, job) => {
-    await eraseUser(deps, userId, job.id);
+  return async ({ userId, running }, job, token) => {
+    const waiting = await removeEndedJobs(deps.queues, running ?? (await eraseUser(deps, userId, job.id)));
+    if (waiting.length === 0) return;
+    if (Date.now() - job.timestamp > RUNNING_AT_MOST_MS) {
+      deps.logger.warn({ userId, running: waiting.length }, 'jobs of an erased user still running: left to expire with their queue');
+      return;
+    }
+    await job.updateData({ userId, running: waiting });
+    await runAgainIn(job, token, RUNNING_RECHECK_MS);
   };
 }
 
