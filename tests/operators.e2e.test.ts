@@ -536,6 +536,26 @@ describe('erasure', () => {
     expect(recorded.rows[0].n).toBe(0);
   });
 
+  it("drops a reminder's notice queued while its user was being erased, and keeps no job holding its text", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Noticed late' });
+    expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
+    await system.waitFor(
+      async () => (await db.query('SELECT 1 FROM users WHERE id = $1', [user.userId])).rowCount === 0,
+      'the erasure job',
+    );
+    // As a reminder firing while the erasure ran queues it, after the erasure removed the user's jobs.
+    const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+    try {
+      const notice = await deliveries.add('notify', { userId: user.userId, text: 'Private reminder text' });
+      await system.waitFor(
+        async () => (await deliveries.getJobState(notice.id as string)) === 'unknown',
+        'the notice dropped with its job',
+      );
+    } finally {
+      await deliveries.close();
+    }
+  });
+
   it('lets the admin erase a user, and finishes an erasure whose job failed half-way', async () => {
     const user = await api.createUser(system.adminToken);
     expect(final((await user.converse('usage: before leaving')).events)).toBe('completed');

@@ -129,11 +129,19 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     });
   }
 
+  /** A notice of a user being erased (queued as the erasure ran) is dropped, its job with it: it names them and holds their text. */
+  async function forErased(userId: string, job: Job): Promise<boolean> {
+    if (await ownerLive(db, { userId })) return false;
+    removeWhenDone(job);
+    return true;
+  }
+
   return jobProcessor('deliveries', {
     'turn-event': async (data, job, token) => deliver(job, token, { turnId: data.turnId }, data.to, await renderTurnEvent(db, data)),
     reply: ({ to, text, channelMessageId }, job, token) =>
       deliver(job, token, channelMessageId ? { channelMessageId } : undefined, to, { text }),
     notify: async ({ userId, text }, job, token) => {
+      if (await forErased(userId, job)) return;
       const to = await lastUsedAddress(db, userId, enabledChannels(clients));
       if (!to) {
         logger.info({ jobId: job.id }, 'notification skipped: the user has no channel identity, or is disabled');
@@ -142,6 +150,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       await deliver(job, token, { userId }, to, { text }, () => queueNoticeResend(runtime.queues, job.id as string, { userId, to, text }));
     },
     'resend-notice': async ({ userId, to, text }, job, token) => {
+      if (await forErased(userId, job)) return;
       // As for any notice (lastUsedAddress): an admin may have disabled the user since it was refused.
       if (await isUserDisabled(db, userId)) return logger.info({ jobId: job.id }, 'notice not sent again: the user is disabled');
       const { WHATSAPP_NOTICE_TEMPLATE: name, WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: language } = runtime.config;
