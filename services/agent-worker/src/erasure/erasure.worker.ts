@@ -1,4 +1,4 @@
-import { enqueueErasure, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
+import { enqueueErasure, removeWhenDone, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
 import { eraseUser, type ErasureDeps } from './erase-user';
 import { removeEndedJobs } from './remove-user-jobs';
 
@@ -18,7 +18,8 @@ const RUNNING_AT_MOST_MS = 3_600_000;
 export function createErasureHandler(deps: ErasureDeps): JobHandler<'session-digests', 'erase-user'> {
   return async ({ userId, running }, job, token) => {
     const waiting = await removeEndedJobs(deps.queues, running ?? (await eraseUser(deps, userId, job.id)));
-    if (waiting.length === 0) return;
+    // Done, this job goes too: kept, it would name the user for another hour, and nothing can ask for the erasure again.
+    if (waiting.length === 0) return removeWhenDone(job);
     if (Date.now() - job.timestamp > RUNNING_AT_MOST_MS) {
       deps.logger.warn({ userId, running: waiting.length }, 'jobs of an erased user still running: left to expire with their queue');
       return;
