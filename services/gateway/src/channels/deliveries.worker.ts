@@ -17,7 +17,7 @@ import { lastUsedAddress } from './identities';
 import { outboundParts, renderTurnEvent, type OutboundMessage } from './outbound';
 import { createTranscriptionHandler } from './voice-transcription.job';
 import { DeliveryLines } from './delivery-line';
-import { ownerLive, recordPart, type DeliveryOwner } from './delivery-owner';
+import { claimPart, ownerLive, type DeliveryOwner } from './delivery-owner';
 import { createRefusalRecheck, queueNoticeResend } from './notice-resend';
 import { isUserDisabled } from '../users/users.service';
 
@@ -33,9 +33,11 @@ const THROTTLED_AT_MOST_MS = 6 * 3_600_000;
 
 /**
  * The `deliveries` processor (docs/channels.md#delivery). Each sent part is recorded under (job id, part
- * index) with the provider's message id, so a retry, a stalled job taken over or a re-queued
- * job sends only the parts still missing. A crash between the provider's answer and that
- * record can repeat one part: no provider offers an idempotency key to close that gap.
+ * index) before it is sent, with the provider's message id once answered, so a retry, a stalled
+ * job taken over or a re-queued job sends only the parts still missing, and a part cut off by a
+ * crash is not sent twice (see sendParts). No provider offers an idempotency key that would close
+ * the gap either way: a gateway killed in the instant between the record and the request loses
+ * that part instead.
  */
 export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClients): JobProcessor<'deliveries'> {
   const { db, logger } = runtime;
@@ -53,7 +55,13 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
 
   /**
    * `notice`: the text of a notice, recorded with its parts so a refusal reported later can send it again.
-   * Stops, leaving no trace of the job, once its owner is being erased (a part already in flight goes out, unrecorded).
+   *
+   * A part is claimed (recorded) before it is sent and given the provider's id once answered: a
+   * gateway killed while the provider takes a part (between its answer and the record, the likeliest
+   * moment of a crash in a send) leaves the claim, and the job's next run does not send that part
+   * again. A send that fails in front of us (the provider answered an error, or the request did not
+   * go through) drops the claim, so a retry sends the part. Stops, leaving no trace of the job, once
+   * its owner is being erased (a part already in flight goes out, and its claim goes with the erasure).
    */
   async function sendParts(
     job: Job,
@@ -64,16 +72,31 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     notice?: string,
   ): Promise<void> {
     const key = job.id as string;
-    const done = await db.query<{ part: number }>('SELECT part FROM deliveries WHERE delivery_key = $1', [key]);
+    const done = await db.query<{ part: number; provider_message_id: string | null }>(
+      'SELECT part, provider_message_id FROM deliveries WHERE delivery_key = $1',
+      [key],
+    );
+    for (const row of done.rows) {
+      if (row.provider_message_id === null)
+        logger.warn({ jobId: key, part: row.part }, 'a delivery part whose gateway stopped while sending it is not sent again');
+    }
     const sent = new Set(done.rows.map((row) => row.part));
     const recipient = recipientOf(to);
     // In order, one at a time: part 2 never overtakes part 1, even across retries.
     for (const [index, part] of parts.entries()) {
       if (sent.has(index)) continue;
-      if (!(await ownerLive(db, owner))) return removeWhenDone(job);
-      const providerId = await sender.send(to, part);
-      const record = { key, index, channel: to.channel, recipient, providerId, notice: notice ?? null };
-      if (!(await recordPart(db, owner, record))) return removeWhenDone(job);
+      const claim = await claimPart(db, owner, { key, index, channel: to.channel, recipient, notice: notice ?? null });
+      if (claim === 'owner erased') return removeWhenDone(job);
+      // Another run of the job claimed it since this one looked (a stalled job taken over).
+      if (claim === 'taken') continue;
+      let providerId: string;
+      try {
+        providerId = await sender.send(to, part);
+      } catch (error) {
+        await db.query('DELETE FROM deliveries WHERE delivery_key = $1 AND part = $2', [key, index]);
+        throw error;
+      }
+      await db.query('UPDATE deliveries SET provider_message_id = $3 WHERE delivery_key = $1 AND part = $2', [key, index, providerId]);
     }
   }
 

@@ -35,24 +35,26 @@ export async function ownerLive(db: Queryable, owner: DeliveryOwner): Promise<bo
 }
 
 /**
- * Records a sent part, unless its owner is being erased by now: the erasure deletes what was sent
- * to the user's chats as it starts, so a part in flight then must not be recorded after. `FOR SHARE`
- * waits for an erasure that has marked the user but not committed, and then sees the mark.
- * Answers whether it is recorded (or was before, by an earlier attempt).
+ * Claims a part before it is sent (docs/channels.md#delivery), unless its owner is being erased by
+ * now: the erasure deletes what was sent to the user's chats as it starts, so no part may be
+ * claimed after. `FOR SHARE` waits for an erasure that has marked the user but not committed, and
+ * then sees the mark. `taken`: another run of the job claimed it first.
  */
-export async function recordPart(
+export async function claimPart(
   db: Queryable,
   owner: DeliveryOwner,
-  part: { key: string; index: number; channel: string; recipient: string; providerId: string | undefined; notice: string | null },
-): Promise<boolean> {
-  const recorded = await db.query<{ live: boolean }>(
+  part: { key: string; index: number; channel: string; recipient: string; notice: string | null },
+): Promise<'claimed' | 'taken' | 'owner erased'> {
+  const found = await db.query<{ live: boolean; claimed: boolean }>(
     `WITH owner AS (SELECT ${ownerLiveSql(true)} AS live),
      inserted AS (
-       INSERT INTO deliveries (delivery_key, part, channel, recipient, provider_message_id, notice)
-       SELECT $4, $5, $6, $7, $8, $9 FROM owner WHERE owner.live
-       ON CONFLICT DO NOTHING)
-     SELECT live FROM owner`,
-    [...ownerParams(owner), part.key, part.index, part.channel, part.recipient, part.providerId ?? null, part.notice],
+       INSERT INTO deliveries (delivery_key, part, channel, recipient, notice)
+       SELECT $4, $5, $6, $7, $8 FROM owner WHERE owner.live
+       ON CONFLICT DO NOTHING RETURNING 1)
+     SELECT (SELECT live FROM owner) AS live, EXISTS (SELECT 1 FROM inserted) AS claimed`,
+    [...ownerParams(owner), part.key, part.index, part.channel, part.recipient, part.notice],
   );
-  return recorded.rows[0]?.live === true;
+  const row = found.rows[0];
+  if (row?.live !== true) return 'owner erased';
+  return row.claimed ? 'claimed' : 'taken';
 }

@@ -1,0 +1,57 @@
+import type pg from 'pg';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { testDb } from './helpers/db';
+import { FakeModel, userText } from '../scripts/lib/fake-model';
+import { FakeTelegram } from './helpers/fake-telegram';
+import { TestSystem } from '../scripts/lib/system';
+
+/**
+ * Outbound deliveries when a gateway dies mid-send (docs/channels.md#delivery): a part the provider
+ * may have taken is not sent again by the gateway that takes the job over.
+ */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const system = new TestSystem();
+const TG_SECRET = 'tg-delivery-crash-secret';
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'no-whatsapp-here');
+let db: pg.Pool;
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start()]);
+  model.script = (body) => ({ content: `echo: ${userText(body)}` });
+  db = testDb();
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TELEGRAM_BOT_TOKEN: '123456:delivery-crash',
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      TELEGRAM_BOT_USERNAME: telegram.bot.username,
+    },
+  });
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop()]);
+  await db.end();
+});
+
+const texts = (chat: number) => telegram.received(chat).map((call) => String(call.body.text));
+
+it('sends a part once when its gateway is killed while the provider takes it', async () => {
+  const chat = webhooks.nextId();
+  const held = telegram.hold(chat);
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'first'))).status).toBe(200);
+  await held.arrived;
+  await system.signal('gateway', 'SIGKILL');
+  // Telegram takes the message though the gateway that sent it is gone.
+  held.release();
+  system.spawn('gateway');
+  await system.waitReady();
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'second'))).status).toBe(200);
+  // The chat's line keeps 'second' behind 'first': once it arrives, the first delivery has ended.
+  await system.waitFor(() => texts(chat).includes('echo: second'), 'the second answer');
+  expect(texts(chat)).toEqual(['echo: first', 'echo: second']);
+});
