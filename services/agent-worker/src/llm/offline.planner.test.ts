@@ -496,6 +496,12 @@ describe('OfflinePlanner', () => {
       ['me lembre na proxima quarta às 8h de ligar', { text: 'ligar', at: '2026-11-25T08:00:00' }],
       ['me lembre segunda que vem às 8h de ligar', { text: 'ligar', at: '2026-11-30T08:00:00' }],
       ['me lembre de ligar na sexta-feira que vem às 8h', { text: 'ligar', at: '2026-11-27T08:00:00' }],
+      // Said on a Monday at 10:00, "next Monday" is a week on even when its time is still ahead today.
+      ['me lembre na próxima segunda às 11h de ligar', { text: 'ligar', at: '2026-11-30T11:00:00' }],
+      ['me lembre segunda que vem às 11h de ligar', { text: 'ligar', at: '2026-11-30T11:00:00' }],
+      ['remind me next monday at 11 to call', { text: 'call', at: '2026-11-30T11:00:00' }],
+      ['remind me next friday at 11 to call', { text: 'call', at: '2026-11-27T11:00:00' }],
+      ['remind me on monday at 11 to call', { text: 'call', at: '2026-11-23T11:00:00' }],
       // Dates.
       ['remind me to call Ana on December 24 at 10:00', { text: 'call Ana', at: '2026-12-24T10:00:00' }],
       ['remind me to call Ana at 10:00 on 2026-12-01', { text: 'call Ana', at: '2026-12-01T10:00:00' }],

@@ -50,6 +50,8 @@ const REPEATS = new RegExp(
 );
 // chrono reads no day of the month on its own: "on the 5th (of the month)", "(no) dia 5".
 const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
+// "next Monday", "na próxima segunda", "segunda que vem": never today, even when its time is still ahead.
+const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 const CONNECTOR = /^(?:to|about|that|de|para|pra|sobre|que)\s+/iu;
 
 type Span = readonly [number, number];
@@ -91,7 +93,9 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
 
   const text = withoutSpans(raw, spans).replace(CONNECTOR, '');
   const repeat = recurrence ? repeatOf(recurrence.groups ?? {}) : undefined;
-  const next = monthDay ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly') : resolve(time, day, now, zone);
+  const next = monthDay
+    ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly')
+    : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')));
   // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
   const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
@@ -116,10 +120,11 @@ function repeatOf(groups: Record<string, string | undefined>): Repeat {
 
 /**
  * The next matching wall-clock time: a given date ("tomorrow", "on the 5th") as is, a weekday the
- * next one still ahead, a bare time of day today or else tomorrow. A relative time ("in 20
- * minutes") is an instant, read on the user's clock.
+ * next one still ahead (`nextWeek`, "next Monday" said on a Monday: the one a week on), a bare
+ * time of day today or else tomorrow. A relative time ("in 20 minutes") is an instant, read on
+ * the user's clock.
  */
-function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTime, zone: string): DateTime | null {
+function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTime, zone: string, nextWeek: boolean): DateTime | null {
   const clock = time.start;
   if (clock.isCertain('timezoneOffset') && (day === undefined || day === time)) {
     return DateTime.fromJSDate(clock.date(), { zone }).setZone('UTC', { keepLocalTime: true });
@@ -139,7 +144,7 @@ function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTim
     // chrono numbers Sunday 0; Luxon numbers Monday 1 to Sunday 7.
     const weekday = date.get('weekday') || 7;
     const at = today.plus({ days: (weekday - today.weekday + 7) % 7 });
-    return at <= now ? at.plus({ weeks: 1 }) : at;
+    return at <= now || (nextWeek && at.hasSame(now, 'day')) ? at.plus({ weeks: 1 }) : at;
   }
   return today <= now ? today.plus({ days: 1 }) : today;
 }
