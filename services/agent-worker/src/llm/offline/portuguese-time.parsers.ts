@@ -14,15 +14,55 @@ const END = String.raw`(?![\p{L}\p{N}])`;
 // where "25h" would read as "5h".
 const HOUR = '([01]?\\d|2[0-3])';
 const MINUTE = '([0-5]\\d)';
+const HOUR_WORDS: Record<string, number> = {
+  uma: 1,
+  duas: 2,
+  tres: 3,
+  três: 3,
+  quatro: 4,
+  cinco: 5,
+  seis: 6,
+  sete: 7,
+  oito: 8,
+  nove: 9,
+  dez: 10,
+  onze: 11,
+  doze: 12,
+};
+// An hour said after "às" may be a word: "às oito", "à uma e meia".
+const SPOKEN_HOUR = `([01]?\\d|2[0-3]|${Object.keys(HOUR_WORDS).join('|')})`;
+const AT = '(?:às|as|à|a)';
+const MINUTE_WORDS: Record<string, number> = {
+  'vinte e cinco': 25,
+  'trinta e cinco': 35,
+  'quarenta e cinco': 45,
+  'cinquenta e cinco': 55,
+  cinco: 5,
+  dez: 10,
+  quinze: 15,
+  vinte: 20,
+  meia: 30,
+  trinta: 30,
+  quarenta: 40,
+  cinquenta: 50,
+};
+// A bare number must end the time phrase (before a connector, punctuation or the end), so the
+// article in "pagar as 2 contas" and the count in "dar 10 para as 2 crianças" stay text.
+const PHRASE_END = String.raw`(?=\s*(?:$|[^\p{L}\s]|(?:de|da|do|pra|para|e)${END}))`;
+// A number of minutes is a word, or digits followed by "min(utos)" or the end of the phrase.
+const MINUTES = String.raw`(?:(${Object.keys(MINUTE_WORDS).join('|')})|([0-5]?\d)(?:\s*min(?:utos?)?${END}|${PHRASE_END}))`;
 
-/** "15h", "15h30", "às 15h", "as 15h30min", "às 15 horas". */
+const hourNumber = (said: string | undefined) => HOUR_WORDS[(said ?? '').toLowerCase()] ?? Number(said);
+const minuteNumber = (said: string | undefined) => MINUTE_WORDS[(said ?? '').toLowerCase()] ?? Number(said ?? 0);
+
+/** "15h", "15h30", "às 15h", "as 15h30min", "às 15 horas", "às oito horas". */
 const hours: Parser = {
   pattern: () =>
     new RegExp(
-      String.raw`${START}(?:(?:(?:às|as|a)\s+)?${HOUR}h(?:${MINUTE}(?:min)?)?|(?:às|as)\s+${HOUR}(?::${MINUTE})?\s+(?:horas|hrs|hs))${END}`,
+      String.raw`${START}(?:(?:${AT}\s+)?${HOUR}h(?:${MINUTE}(?:min)?)?|${AT}\s+${SPOKEN_HOUR}(?::${MINUTE})?\s+(?:horas|hrs|hs))${END}`,
       'iu',
     ),
-  extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
+  extract: (_context, match) => ({ hour: hourNumber(match[1] ?? match[3]), minute: Number(match[2] ?? match[4] ?? 0) }),
 };
 
 const PERIOD = '(manhã|manha|madrugada|tarde|noite)';
@@ -36,40 +76,60 @@ function hourOf(hour: number, period: string | undefined): number {
   return hour < 12 ? hour + 12 : hour;
 }
 
-/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã". */
+/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã", "às oito da noite". */
 const hourOfPeriod: Parser = {
-  pattern: () => new RegExp(String.raw`${START}(?:(?:às|as|a)\s+)?${HOUR}(?:h${MINUTE}?|:${MINUTE})?\s+da\s+${PERIOD}${END}`, 'iu'),
-  extract: (_context, match) => ({ hour: hourOf(Number(match[1]), match[4]), minute: Number(match[2] ?? match[3] ?? 0) }),
+  pattern: () => new RegExp(String.raw`${START}(?:${AT}\s+${SPOKEN_HOUR}|${HOUR})(?:h${MINUTE}?|:${MINUTE})?\s+da\s+${PERIOD}${END}`, 'iu'),
+  extract: (_context, match) => ({
+    hour: hourOf(hourNumber(match[1] ?? match[2]), match[5]),
+    minute: Number(match[3] ?? match[4] ?? 0),
+  }),
 };
 
 /**
- * "às 8 e meia", "8h e meia", "às 7 e meia da noite". A bare "8 e meia" needs "às" or "h" to be an
- * hour, so "2 e meia dúzias" stays text.
+ * "às 8 e meia", "8h e quinze", "às 9 e 45", "às 9 horas e 30 minutos", "às 7 e meia da noite". A
+ * bare "8 e meia" needs "às" or "h" to be an hour, so "2 e meia dúzias" stays text.
  */
-const halfPast: Parser = {
+const hourAndMinutes: Parser = {
   pattern: () =>
-    new RegExp(String.raw`${START}(?:(?:às|as|a)\s+${HOUR}(?:h|\s+horas)?|${HOUR}h)\s+e\s+meia(?:\s+da\s+${PERIOD})?${END}`, 'iu'),
-  extract: (_context, match) => ({ hour: hourOf(Number(match[1] ?? match[2]), match[3]), minute: 30 }),
+    new RegExp(String.raw`${START}(?:${AT}\s+${SPOKEN_HOUR}(?:h|\s+horas?)?|${HOUR}h)\s+e\s+${MINUTES}(?:\s+da\s+${PERIOD})?${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1] ?? match[2]), match[5]), minute: minuteNumber(match[3] ?? match[4]) }),
+};
+
+/** "quinze para as 9", "às dez para as oito da noite", "20 para as 9h", "cinco para o meio-dia": minutes before the hour. */
+const minutesTo: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}(?:${AT}\s+)?(cinco|dez|quinze|vinte(?: e cinco)?|[1-9]|[12]\d|30)(?:\s+minutos)?\s+para\s+(?:${AT}|o)\s+` +
+        String.raw`(?:(meio[-\s]dia|meia[-\s]noite)|${SPOKEN_HOUR}(?:(?:h|\s+horas?)(?:\s+da\s+${PERIOD})?|\s+da\s+${PERIOD}|${PHRASE_END}))${END}`,
+      'iu',
+    ),
+  extract: (_context, match) => {
+    const noon = (match[2] ?? '').toLowerCase().startsWith('meio');
+    const hour = match[2] ? (noon ? 12 : 0) : hourOf(hourNumber(match[3]), match[4] ?? match[5]);
+    return { hour: (hour + 23) % 24, minute: 60 - minuteNumber(match[1]) };
+  },
 };
 
 /**
- * "as 15:00", "amanha as 9 de ...": "às" typed without its accent, read as chrono reads "às 9".
- * A bare hour must end the time phrase (before a connector, punctuation or the end), so the
- * article in "pagar as 2 contas" stays text.
+ * "as 15:00", "amanha as 9 de ...", "às dez": "às" typed without its accent, or before an hour
+ * said as a word, read as chrono reads "às 9". A bare hour must end the time phrase.
  */
-const unaccentedAt: Parser = {
-  pattern: () =>
-    new RegExp(String.raw`${START}as\s+(?:${HOUR}:${MINUTE}|${HOUR}(?=\s*(?:$|[^\p{L}\s]|(?:de|da|do|pra|para|e)${END})))${END}`, 'iu'),
-  extract: (_context, match) => ({ hour: Number(match[1] ?? match[3]), minute: Number(match[2] ?? 0) }),
+const spokenAt: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:às|as|à)\s+(?:${HOUR}:${MINUTE}|${SPOKEN_HOUR}${PHRASE_END})${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourNumber(match[1] ?? match[3]), minute: Number(match[2] ?? 0) }),
 };
 
 /**
- * "ao meio-dia", "meio dia", "à meia-noite", "meia-noite e meia": chrono's own "meio-dia" only
- * implies its hour, so alone it is no time of day, and it does not read the words without hyphen.
+ * "ao meio-dia", "meio dia", "à meia-noite", "meia-noite e meia", "meio-dia e quinze": chrono's
+ * own "meio-dia" only implies its hour, so alone it is no time of day, and it does not read the
+ * words without hyphen.
  */
 const noonAndMidnight: Parser = {
-  pattern: () => new RegExp(String.raw`${START}(?:(?:ao|à|a)\s+)?(?:(meio)[-\s]dia|meia[-\s]noite)(\s+e\s+meia)?${END}`, 'iu'),
-  extract: (_context, match) => ({ hour: match[1] ? 12 : 0, minute: match[2] ? 30 : 0 }),
+  pattern: () => new RegExp(String.raw`${START}(?:(?:ao|à|a)\s+)?(?:(meio)[-\s]dia|meia[-\s]noite)(?:\s+e\s+${MINUTES})?${END}`, 'iu'),
+  extract: (_context, match) => ({
+    hour: match[1] ? 12 : 0,
+    minute: minuteNumber(match[2] ?? match[3]),
+  }),
 };
 
 const WEEKDAYS: Record<string, number> = {
@@ -135,6 +195,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, halfPast, unaccentedAt, nextWeekday, relative);
+  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, minutesTo, spokenAt, nextWeekday, relative);
   return parser;
 }
