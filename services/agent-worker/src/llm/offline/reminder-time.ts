@@ -3,6 +3,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { englishTimeParser } from './english-time.parsers';
 import { fold, skip, skipBack } from './folded-text';
 import { portugueseTimeParser } from './portuguese-time.parsers';
+import { timeRangeSpan, type Span } from './time-range';
 
 export type Language = 'en' | 'pt';
 export type Repeat = 'daily' | 'weekdays' | 'weekly' | 'monthly';
@@ -54,8 +55,6 @@ const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|n
 const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 const CONNECTOR = /^(?:to|about|that|de|para|pra|sobre|que)\s+/iu;
 
-type Span = readonly [number, number];
-
 /**
  * Reads when and what from the words after "remind me" / "me lembra", in either order: "tomorrow
  * at 9 to call mom", "to call mom tomorrow at 9", "toda segunda às 8 de regar as plantas". Null
@@ -87,7 +86,8 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const time = results.find((result) => result.start.isCertain('hour'));
   if (!time) return null;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
-  for (const used of new Set([time, day])) if (used) spans.push([used.index, used.index + used.text.length]);
+  spans.push(timeRangeSpan(scanned, results, time));
+  if (day && day !== time) spans.push([day.index, day.index + day.text.length]);
   const monthDay = day ? null : MONTH_DAY.exec(fold(scanned));
   if (monthDay) spans.push([monthDay.index, monthDay.index + monthDay[0].length]);
 
