@@ -183,8 +183,21 @@ describe('OfflinePlanner', () => {
       ["create folder 'Work'", { name: 'Work' }],
       ['create folder “Work”', { name: 'Work' }],
       ['CRIAR PASTA Ações', { name: 'Ações' }],
+      ['can you create folder Work?', { name: 'Work' }],
+      ['Could you please create folder Work', { name: 'Work' }],
+      ['você pode criar pasta Trabalho?', { name: 'Trabalho' }],
+      ['Voce pode, por favor, criar a pasta Trabalho', { name: 'Trabalho' }],
+      ['pode criar pasta Trabalho por favor', { name: 'Trabalho' }],
     ])('%p', async (text, args) => {
       expect(await callsFor(text)).toEqual([['create_folder', args]]);
+    });
+
+    it('reads a polite request for a reminder or a list', async () => {
+      expect(await callsFor('poderia listar meus hábitos?')).toEqual([['list_habits', {}]]);
+      expect(await callsFor('Can you list my habits please?')).toEqual([['list_habits', {}]]);
+      expect(await callsFor('você pode me lembrar de ligar às 15h?')).toEqual([
+        ['create_reminder', { text: 'ligar', at: '2025-01-15T15:00:00' }],
+      ]);
     });
 
     it('accepts keywords with or without accents and keeps the value as written', async () => {

@@ -70,6 +70,7 @@ describe('pathological messages of 16,000 characters', () => {
     ['a run of spaces', `create folder${' '.repeat(LENGTH)}`],
     ['spaces before a word that is no command', `hello${' '.repeat(LENGTH)}x`],
     ['commas and spaces', `please${repeatTo(', ')}`],
+    ['polite words and no command', repeatTo('can you, please, ')],
     ['opening quotes without closing ones', repeatTo('“')],
     ['straight quotes', `create folder ${repeatTo('"a')}`],
     ['articles without a noun', `create${repeatTo(' a')}`],

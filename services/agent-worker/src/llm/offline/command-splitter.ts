@@ -12,7 +12,26 @@ const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
 // The look-behind starts a match only at the first space of a run: otherwise every space of a
 // long run would rescan the rest of it.
 const AND = /(?<!\s)\s+(?:and then|and|e depois|e)\s+/g;
-const POLITE = ['please', 'por favor'];
+// Folded, longest first where one begins another: "could you please", "você pode, por favor,".
+const OPENINGS = [
+  'please',
+  'pls',
+  'plz',
+  'kindly',
+  'can you',
+  'can u',
+  'could you',
+  'would you',
+  'will you',
+  'por favor',
+  'por gentileza',
+  'voce pode',
+  'voce poderia',
+  'pode',
+  'poderia',
+];
+const CLOSINGS = ['please', 'pls', 'plz', 'por favor'];
+const endsWord = (key: string, at: number) => !/[\p{L}\p{N}]/u.test(key.charAt(at));
 
 export function splitCommands(message: string): FoldedText[] {
   const pieces: FoldedText[] = [];
@@ -43,16 +62,20 @@ function splitChain(chunk: FoldedText): FoldedText[] {
   return pieces;
 }
 
-/** Without surrounding spaces, a leading or trailing "please" / "por favor", and closing punctuation. */
+/**
+ * Without surrounding spaces, the polite words before it ("please", "can you", "você pode, por
+ * favor,"), a trailing "please" / "por favor", and closing punctuation.
+ */
 function withoutCourtesy(piece: FoldedText): FoldedText {
   const key = piece.key;
   let start = skip(key, 0, '');
-  const opening = POLITE.find((word) => key.startsWith(word, start) && !/[\p{L}\p{N}]/u.test(key.charAt(start + word.length)));
-  if (opening) start = skip(key, start + opening.length, ',');
+  for (;;) {
+    const opening = OPENINGS.find((words) => key.startsWith(words, start) && endsWord(key, start + words.length));
+    if (!opening) break;
+    start = skip(key, start + opening.length, ',');
+  }
   let end = skipBack(key, key.length, '.!?');
-  const closing = POLITE.find(
-    (word) => key.endsWith(word, end) && end - word.length > start && !/[\p{L}\p{N}]/u.test(key.charAt(end - word.length - 1)),
-  );
+  const closing = CLOSINGS.find((word) => key.endsWith(word, end) && end - word.length > start && endsWord(key, end - word.length - 1));
   if (closing) end -= closing.length;
   end = skipBack(key, end, ',');
   return sliceText(piece, start, Math.max(start, end));
