@@ -188,6 +188,12 @@ describe('OfflinePlanner', () => {
       ['você pode criar pasta Trabalho?', { name: 'Trabalho' }],
       ['Voce pode, por favor, criar a pasta Trabalho', { name: 'Trabalho' }],
       ['pode criar pasta Trabalho por favor', { name: 'Trabalho' }],
+      ['criar pasta Trabalho 😀', { name: 'Trabalho' }],
+      ['👋 create folder Work 👍🏽!', { name: 'Work' }],
+      ['create folder Brasil 🇧🇷', { name: 'Brasil' }],
+      ['create folder 📁 Work', { name: '📁 Work' }],
+      ['criar pasta «Plano 2026»', { name: 'Plano 2026' }],
+      ['create folder ‘Plan 2026’', { name: 'Plan 2026' }],
     ])('%p', async (text, args) => {
       expect(await callsFor(text)).toEqual([['create_folder', args]]);
     });
@@ -288,6 +294,12 @@ describe('OfflinePlanner', () => {
         ['create_folder', { name: 'Work and create folder Home' }],
       ]);
       expect(await callsFor('remember that "a; b"')).toEqual([['remember', { content: 'a; b' }]]);
+      expect(await callsFor('criar pasta «Trabalho e criar pasta Casa»')).toEqual([
+        ['create_folder', { name: 'Trabalho e criar pasta Casa' }],
+      ]);
+      expect(await callsFor('rename document ‘to do; later’ to Todo')).toEqual([
+        ['rename_document', { document_id: 'to do; later', new_title: 'Todo' }],
+      ]);
     });
 
     it('gives unique ids within the response, numbered after the earlier assistant turns', async () => {
@@ -677,7 +689,7 @@ describe('OfflinePlanner', () => {
   });
 
   describe('text answers', () => {
-    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot'])(
+    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot', 'create folder 😀'])(
       'answers %p with the help text',
       async (text) => {
         const { response, tokens } = await plan(text);

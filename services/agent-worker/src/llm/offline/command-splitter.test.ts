@@ -72,6 +72,8 @@ describe('pathological messages of 16,000 characters', () => {
     ['commas and spaces', `please${repeatTo(', ')}`],
     ['polite words and no command', repeatTo('can you, please, ')],
     ['opening quotes without closing ones', repeatTo('“')],
+    ['guillemets without closing ones', repeatTo('«')],
+    ['emoji and spaces', `create folder a${repeatTo(' 👍🏽')}`],
     ['straight quotes', `create folder ${repeatTo('"a')}`],
     ['articles without a noun', `create${repeatTo(' a')}`],
     ['"and" between words that start nothing', repeatTo('e and ')],

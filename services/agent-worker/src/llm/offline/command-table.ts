@@ -142,7 +142,7 @@ export function startsCommand(key: string, index: number): boolean {
 function cleanValue(raw: string): string | undefined {
   const value = raw
     .trim()
-    .replace(/^["'“”‘’](.*)["'“”‘’]$/s, '$1')
+    .replace(/^["'“”‘’«](.*)["'“”‘’»]$/s, '$1')
     .trim();
   return value === '' ? undefined : value;
 }

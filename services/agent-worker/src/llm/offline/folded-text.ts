@@ -18,12 +18,12 @@ export function fold(raw: string): string {
   return key;
 }
 
-const CLOSING: Record<string, string> = { '"': '"', '“': '”' };
+const CLOSING: Record<string, string> = { '"': '"', '“': '”', '«': '»', '‘': '’' };
 
 /**
- * Masks what is inside "…" or “…” with underscores, so keywords and separators in a quoted name
- * are not read as commands. One pass over one line: an opening mark with no closing mark after it
- * is remembered, so no later mark of that kind searches the rest of the line again.
+ * Masks what is inside "…", “…”, «…» or ‘…’ with underscores, so keywords and separators in a
+ * quoted name are not read as commands. One pass over one line: an opening mark with no closing
+ * mark after it is remembered, so no later mark of that kind searches the rest of the line again.
  */
 function maskQuotes(line: string): string {
   let masked = '';
@@ -57,21 +57,33 @@ export const sliceText = (text: FoldedText, start: number, end: number): FoldedT
   key: text.key.slice(start, end),
 });
 
-const skippable = (ch: string, extra: string) => ch !== '' && (extra.includes(ch) || /\s/.test(ch));
+// Emoji around a command are decoration, not part of a name: "create folder Work 👍".
+const DECORATION = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Modifier}|\u{FE0F}|\u{200D})$/u;
+const skippable = (ch: string, extra: string) => ch !== '' && (extra.includes(ch) || /\s/.test(ch) || DECORATION.test(ch));
+const isSurrogate = (code: number, low: boolean) => code >= (low ? 0xdc00 : 0xd800) && code <= (low ? 0xdfff : 0xdbff);
 
 /**
- * Index after the spaces (and `extra` characters) from `from` on. Trimming goes by index because
- * a regular expression for a trailing run (`[\s,]*$`) backtracks quadratically over a long run.
+ * Index after the spaces, emoji (and `extra` characters) from `from` on. Trimming goes by index
+ * because a regular expression for a trailing run (`[\s,]*$`) backtracks quadratically over a
+ * long run.
  */
 export function skip(text: string, from: number, extra: string): number {
   let i = from;
-  while (i < text.length && skippable(text.charAt(i), extra)) i += 1;
+  while (i < text.length) {
+    const size = isSurrogate(text.charCodeAt(i), false) ? 2 : 1;
+    if (!skippable(text.slice(i, i + size), extra)) break;
+    i += size;
+  }
   return i;
 }
 
-/** Index where the spaces (and `extra` characters) ending at `to` begin. */
+/** Index where the spaces, emoji (and `extra` characters) ending at `to` begin. */
 export function skipBack(text: string, to: number, extra: string): number {
   let i = to;
-  while (i > 0 && skippable(text.charAt(i - 1), extra)) i -= 1;
+  while (i > 0) {
+    const size = i > 1 && isSurrogate(text.charCodeAt(i - 1), true) ? 2 : 1;
+    if (!skippable(text.slice(i - size, i), extra)) break;
+    i -= size;
+  }
   return i;
 }
