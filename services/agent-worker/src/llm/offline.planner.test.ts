@@ -1,4 +1,5 @@
-import type { ChatMessage, ChatRequest, ToolDefinitionForModel } from './chat-model';
+import { getTool, parseToolArgs } from '@assistant/shared';
+import type { ChatMessage, ChatRequest, ChatResponse, ToolDefinitionForModel } from './chat-model';
 import { OFFLINE_HELP, OfflinePlanner } from './offline.planner';
 
 const TOOL_NAMES = [
@@ -48,9 +49,18 @@ async function plan(text: string, overrides: Partial<ChatRequest> = {}) {
   return { response, tokens };
 }
 
+/** The calls' names and arguments, each checked by its tool's own schema, as the tool worker will. */
+function toolCalls(response: ChatResponse): Array<[string, Record<string, unknown>]> {
+  return response.toolCalls.map((call) => {
+    const args = JSON.parse(call.arguments) as Record<string, unknown>;
+    const spec = getTool(call.name);
+    expect(spec && parseToolArgs(spec, args).error).toBeUndefined();
+    return [call.name, args];
+  });
+}
+
 async function callsFor(text: string): Promise<Array<[string, Record<string, unknown>]>> {
-  const { response } = await plan(text);
-  return response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as Record<string, unknown>]);
+  return toolCalls((await plan(text)).response);
 }
 
 describe('OfflinePlanner', () => {
@@ -444,8 +454,7 @@ describe('OfflinePlanner', () => {
 
     async function reminderFor(text: string, now = MONDAY_10AM, timezone: string | undefined = ZONE) {
       const { req } = request(text, timezone === undefined ? {} : { timezone });
-      const response = await new OfflinePlanner({ now: () => now }).complete(req);
-      return response.toolCalls.map((call) => [call.name, JSON.parse(call.arguments) as Record<string, unknown>]);
+      return toolCalls(await new OfflinePlanner({ now: () => now }).complete(req));
     }
 
     it.each<[string, Record<string, unknown>]>([
@@ -689,6 +698,16 @@ describe('OfflinePlanner', () => {
   });
 
   describe('text answers', () => {
+    it.each<[string, string]>([
+      ['a goal date that is no date', 'create goal Run by 2026-13-45'],
+      ['a goal date past the end of its month', 'criar meta Correr até 2026-02-30'],
+      ['a folder name over 100 characters', `create folder ${'x'.repeat(101)}`],
+      ['a document title over 255 characters', `rename document Plan to ${'x'.repeat(256)}`],
+      ['a reminder text over 500 characters', `remind me to ${'x'.repeat(501)} at 15:00`],
+    ])('answers %s, which its tool would refuse, with the help text', async (_, text) => {
+      expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+    });
+
     it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot', 'create folder 😀'])(
       'answers %p with the help text',
       async (text) => {

@@ -1,3 +1,4 @@
+import { getTool, parseToolArgs } from '@assistant/shared';
 import type { FoldedText } from './folded-text';
 import { parseReminder, type Clock } from './reminder-time';
 
@@ -158,7 +159,13 @@ export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | null
       if (span && values[name] === undefined) return null; // an empty quoted value: "create folder ''"
     }
     const args = command.build(values, clock);
-    if (args) return { tool: command.tool, args };
+    if (args && fitsTool(command.tool, args)) return { tool: command.tool, args };
   }
   return null;
+}
+
+/** Whether the tool's own schema takes the arguments: a call it would refuse ("create goal Run by 2026-13-45") is no command. */
+function fitsTool(tool: string, args: Args): boolean {
+  const spec = getTool(tool);
+  return spec !== undefined && parseToolArgs(spec, args).success;
 }
