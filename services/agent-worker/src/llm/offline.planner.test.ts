@@ -223,6 +223,15 @@ describe('OfflinePlanner', () => {
       expect(await callsFor('criar habito Meditação diaria')).toEqual([['save_habit', { name: 'Meditação', frequency: 'daily' }]]);
     });
 
+    it('reads a colon after the first words of a command', async () => {
+      expect(await callsFor('remember: I prefer tea')).toEqual([['remember', { content: 'I prefer tea' }]]);
+      expect(await callsFor('create folder: Work and remember: I prefer tea')).toEqual([
+        ['create_folder', { name: 'Work' }],
+        ['remember', { content: 'I prefer tea' }],
+      ]);
+      expect(await callsFor('lembrete: ligar às 15h')).toEqual([['create_reminder', { text: 'ligar', at: '2025-01-15T15:00:00' }]]);
+    });
+
     it('only strips a mention at the very start', async () => {
       expect(await callsFor('remember that @ana likes tea')).toEqual([['remember', { content: '@ana likes tea' }]]);
     });

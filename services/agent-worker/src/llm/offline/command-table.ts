@@ -131,8 +131,9 @@ const COMMANDS: Command[] = [
   },
 ];
 
-const PATTERNS = COMMANDS.map((command) => ({ command, pattern: new RegExp(`^${command.start}${command.rest}$`, 'd') }));
-const STARTS = new RegExp(`(?:${COMMANDS.map((command) => command.start).join('|')})(?=\\s|$)`, 'y');
+// A colon may follow a command's first words: "remember: I prefer tea", "lembrete: ligar às 15h".
+const PATTERNS = COMMANDS.map((command) => ({ command, pattern: new RegExp(`^${command.start}:?${command.rest}$`, 'd') }));
+const STARTS = new RegExp(`(?:${COMMANDS.map((command) => command.start).join('|')})(?=[\\s:]|$)`, 'y');
 
 /** Whether a command begins at `index` of the folded text. */
 export function startsCommand(key: string, index: number): boolean {
