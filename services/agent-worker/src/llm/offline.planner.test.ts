@@ -152,6 +152,13 @@ describe('OfflinePlanner', () => {
       ['listar hábitos', 'list_habits', {}],
       ['meus habitos', 'list_habits', {}],
       ['lista meus hábitos', 'list_habits', {}],
+      ['show me my habits', 'list_habits', {}],
+      ['what are my habits?', 'list_habits', {}],
+      ['quais são meus hábitos?', 'list_habits', {}],
+      ['me mostra meus hábitos', 'list_habits', {}],
+      ['show me my reminders', 'list_reminders', {}],
+      ['quais sao os meus lembretes', 'list_reminders', {}],
+      ['what are my goals', 'list_goals', {}],
       // Reminders
       ['list reminders', 'list_reminders', {}],
       ['listar lembretes', 'list_reminders', {}],

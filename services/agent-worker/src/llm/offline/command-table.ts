@@ -40,7 +40,8 @@ const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: 
 const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(?:${nouns})`;
 const listing = (tool: string, nouns: string): Command => ({
   tool,
-  start: String.raw`(?:(?:${LIST})${ART}\s+|(?:my|meus|minhas)\s+)(?:${nouns})`,
+  // "list habits", "show me my habits", "what are my habits", "me mostra meus hábitos", "quais são as metas".
+  start: String.raw`(?:(?:(?:me\s+)?(?:${LIST})(?:\s+me)?|what are|quais sao)${ART}\s+|(?:my|meus|minhas)\s+)(?:${nouns})`,
   rest: '',
   build: () => ({}),
 });
