@@ -569,6 +569,10 @@ describe('OfflinePlanner', () => {
       ['remind me next monday at 11 to call', { text: 'call', at: '2026-11-30T11:00:00' }],
       ['remind me next friday at 11 to call', { text: 'call', at: '2026-11-27T11:00:00' }],
       ['remind me on monday at 11 to call', { text: 'call', at: '2026-11-23T11:00:00' }],
+      // "of" / "da" / "do" before what to remind of is no part of it.
+      ['remind me of the meeting at 3pm', { text: 'the meeting', at: '2026-11-23T15:00:00' }],
+      ['me lembre da reunião de 15h às 16h', { text: 'reunião', at: '2026-11-23T15:00:00' }],
+      ['me lembra do remédio às 22h', { text: 'remédio', at: '2026-11-23T22:00:00' }],
       // A range is a reminder at its start, both ends out of the text.
       ['me lembre de 15h às 16h de reunião', { text: 'reunião', at: '2026-11-23T15:00:00' }],
       ['me lembre de estudar das 15h às 16h', { text: 'estudar', at: '2026-11-23T15:00:00' }],

@@ -53,7 +53,7 @@ const REPEATS = new RegExp(
 const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
 // "next Monday", "na próxima segunda", "segunda que vem": never today, even when its time is still ahead.
 const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
-const CONNECTOR = /^(?:to|about|that|de|para|pra|sobre|que)\s+/iu;
+const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /**
  * Reads when and what from the words after "remind me" / "me lembra", in either order: "tomorrow
