@@ -728,6 +728,24 @@ describe('OfflinePlanner', () => {
       expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
     });
 
+    it.each([
+      'remember that',
+      'search for',
+      'create habit daily',
+      'criar hábito diário',
+      'create habit every day',
+      'create document with content hello',
+      'create goal by 2026-12-31',
+      'remind me to',
+    ])('answers %p, whose value is only the words around one, with the help text', async (text) => {
+      expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+    });
+
+    it('keeps such a word as a value when it is quoted', async () => {
+      expect(await callsFor('create folder "daily"')).toEqual([['create_folder', { name: 'daily' }]]);
+      expect(await callsFor('rename document to do to Todo')).toEqual([['rename_document', { document_id: 'to do', new_title: 'Todo' }]]);
+    });
+
     it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot', 'create folder 😀'])(
       'answers %p with the help text',
       async (text) => {

@@ -79,6 +79,8 @@ describe('pathological messages of 16,000 characters', () => {
     ['"and" between words that start nothing', repeatTo('e and ')],
     ['keywords of an optional part', `create document a${repeatTo(' in a')} with content`],
     ['separator keywords with nothing after', `rename folder a${repeatTo(' to')}`],
+    ['joining words only', `remember that${repeatTo(' that')}`],
+    ['content keywords only', `create document${repeatTo(' with content')}`],
     ['a reminder full of times', `remind me ${repeatTo('at 9 ')}`],
     ['a reminder of many words and one time', `me lembra de ${repeatTo('ligar ')} às 15h`],
     ['line separators only', repeatTo('\r\u2028')],

@@ -68,7 +68,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_document',
     start: verb(CREATE, DOC),
-    rest: String.raw`${CALLED}\s+(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
+    rest: String.raw`${CALLED}\s+(?!(?:with content|com conteudo)\s)(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
     build: (v) => ({ title: v.title, folder_id: v.folder, content: v.content }),
   },
   rename('rename_folder', FOLDER, (v) => ({ folder_id: v.id, new_name: v.to })),
@@ -119,7 +119,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    rest: String.raw`${CALLED}\s+(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
+    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s+\d{4}-\d{2}-\d{2}$)(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
     build: (v) => ({ title: v.title, target_date: v.date }),
   },
   listing('list_goals', 'goals|metas|objetivos'),
@@ -142,6 +142,23 @@ export function startsCommand(key: string, index: number): boolean {
   return STARTS.test(key);
 }
 
+// Words that only join a command's parts or say how often: a value of nothing else ("remember
+// that", "search for", "create habit daily") is a value left out, not a name. A quoted value is
+// masked in the key, so 'create folder "daily"' keeps its name.
+const JOINING_WORDS = new Set(
+  (
+    'that que for por to para pra by until ate in into inside em na no with com content conteudo ' +
+    'daily weekly every each day week diario diaria diariamente semanal semanalmente dia semana'
+  ).split(' '),
+);
+// Named groups that mark which words were said ("daily", "remind me") rather than hold a value.
+const MARKERS = new Set(['daily', 'weekly', 'en', 'pt']);
+const onlyJoiningWords = (key: string) =>
+  key
+    .trim()
+    .split(/\s+/)
+    .every((word) => JOINING_WORDS.has(word));
+
 function cleanValue(raw: string): string | undefined {
   const value = raw
     .trim()
@@ -159,6 +176,7 @@ export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | null
     for (const [name, span] of Object.entries(match.indices?.groups ?? {})) {
       values[name] = span && cleanValue(text.raw.slice(span[0], span[1]));
       if (span && values[name] === undefined) return null; // an empty quoted value: "create folder ''"
+      if (span && !MARKERS.has(name) && onlyJoiningWords(text.key.slice(span[0], span[1]))) return null;
     }
     const args = command.build(values, clock);
     if (args && fitsTool(command.tool, args)) return { tool: command.tool, args };
