@@ -20,22 +20,31 @@ const HOUR_WORDS: Record<string, number> = {
 };
 const HOUR = `([01]?\\d|2[0-3]|${Object.keys(HOUR_WORDS).join('|')})`;
 
-/** "half past 8", "at quarter past nine", "a quarter to 7 pm": chrono reads none of them. */
+const MINUTE_WORDS: Record<string, number> = { five: 5, ten: 10, quarter: 15, twenty: 20, 'twenty-five': 25, 'twenty five': 25, half: 30 };
+const MINUTES = `(?<minutes>${Object.keys(MINUTE_WORDS).join('|')}|[1-9]|[1-5]\\d)`;
+
+/**
+ * "half past 8", "at quarter past nine", "a quarter to 7 pm", "at twenty past 8", "at 10 minutes to
+ * 9": chrono reads none of them. Minutes other than half and quarter need "at" before them or
+ * "minutes" after, so the counts in "give 2 to 3 people" and "read pages 10 to 20" stay text.
+ */
 const pastAndTo: Parser = {
   pattern: () =>
     new RegExp(
-      String.raw`${START}(?:at\s+)?(?:(half|(?:a\s+)?quarter)\s+past|(?:a\s+)?quarter\s+(to))\s+${HOUR}(?:\s*([ap])\.?m\.?)?${END}`,
+      String.raw`${START}(?<at>at\s+)?(?:a\s+)?${MINUTES}(?<unit>\s+minutes?)?\s+(?<relation>past|after|to|till|before)\s+${HOUR}(?:\s*(?<meridiem>[ap])\.?m\.?)?${END}`,
       'iu',
     ),
   extract: (_context, match) => {
-    const said = (match[3] ?? '').toLowerCase();
-    let hour = HOUR_WORDS[said] ?? Number(said);
-    const meridiem = (match[4] ?? '').toLowerCase();
-    if (meridiem && hour > 12) return null;
-    if (meridiem === 'p' && hour < 12) hour += 12;
-    if (meridiem === 'a' && hour === 12) hour = 0;
-    if (match[2]) return { hour: (hour + 23) % 24, minute: 45 };
-    return { hour, minute: (match[1] ?? '').toLowerCase() === 'half' ? 30 : 15 };
+    const { at, minutes: said = '', unit, relation = '', meridiem = '' } = match.groups ?? {};
+    const minutes = MINUTE_WORDS[said.toLowerCase()] ?? Number(said);
+    if (!at && !unit && minutes !== 15 && minutes !== 30) return null;
+    const hourSaid = (match[5] ?? '').toLowerCase();
+    let hour = HOUR_WORDS[hourSaid] ?? Number(hourSaid);
+    if (minutes > 59 || (meridiem && hour > 12)) return null;
+    if (meridiem.toLowerCase() === 'p' && hour < 12) hour += 12;
+    if (meridiem.toLowerCase() === 'a' && hour === 12) hour = 0;
+    const before = ['to', 'till', 'before'].includes(relation.toLowerCase());
+    return before ? { hour: (hour + 23) % 24, minute: 60 - minutes } : { hour, minute: minutes };
   },
 };
 
