@@ -535,6 +535,8 @@ describe('OfflinePlanner', () => {
       ['me lembre às oito e meia de ligar', { text: 'ligar', at: '2026-11-24T08:30:00' }],
       ['me lembre de ligar às dez', { text: 'ligar', at: '2026-11-24T10:00:00' }],
       ['me lembre às oito da noite de ligar', { text: 'ligar', at: '2026-11-23T20:00:00' }],
+      ['me lembra às 8 horas da manhã de ligar', { text: 'ligar', at: '2026-11-24T08:00:00' }],
+      ['me lembra às 3 horas da tarde de ligar', { text: 'ligar', at: '2026-11-23T15:00:00' }],
       ['me lembre meio-dia e quinze de almoçar', { text: 'almoçar', at: '2026-11-23T12:15:00' }],
       ['me lembre de dar 10 para as 2 crianças às 15h', { text: 'dar 10 para as 2 crianças', at: '2026-11-23T15:00:00' }],
       ['me lembre de pagar as duas contas às 16h', { text: 'pagar as duas contas', at: '2026-11-23T16:00:00' }],

@@ -76,9 +76,10 @@ function hourOf(hour: number, period: string | undefined): number {
   return hour < 12 ? hour + 12 : hour;
 }
 
-/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã", "às oito da noite". */
+/** "às 8 da noite", "as 3 da tarde", "às 7h30 da manhã", "às oito da noite", "às 8 horas da manhã". */
 const hourOfPeriod: Parser = {
-  pattern: () => new RegExp(String.raw`${START}(?:${AT}\s+${SPOKEN_HOUR}|${HOUR})(?:h${MINUTE}?|:${MINUTE})?\s+da\s+${PERIOD}${END}`, 'iu'),
+  pattern: () =>
+    new RegExp(String.raw`${START}(?:${AT}\s+${SPOKEN_HOUR}|${HOUR})(?:h${MINUTE}?|:${MINUTE}|\s+horas?)?\s+da\s+${PERIOD}${END}`, 'iu'),
   extract: (_context, match) => ({
     hour: hourOf(hourNumber(match[1] ?? match[2]), match[5]),
     minute: Number(match[3] ?? match[4] ?? 0),
