@@ -594,6 +594,8 @@ describe('OfflinePlanner', () => {
       ['remind me to study from 3pm to 4pm', { text: 'study', at: '2026-11-23T15:00:00' }],
       ['remind me to study between 3pm and 4pm', { text: 'study', at: '2026-11-23T15:00:00' }],
       ['remind me to study tomorrow from 3 to 4pm', { text: 'study', at: '2026-11-24T15:00:00' }],
+      ['remind me to give 2 to 3 people a call at 5pm', { text: 'give 2 to 3 people a call', at: '2026-11-23T17:00:00' }],
+      ['remind me to read pages 10 - 20 at 9pm', { text: 'read pages 10 - 20', at: '2026-11-23T21:00:00' }],
       // Dates.
       ['remind me to call Ana on December 24 at 10:00', { text: 'call Ana', at: '2026-12-24T10:00:00' }],
       ['remind me to call Ana at 10:00 on 2026-12-01', { text: 'call Ana', at: '2026-12-01T10:00:00' }],

@@ -51,6 +51,9 @@ const REPEATS = new RegExp(
 );
 // chrono reads no day of the month on its own: "on the 5th (of the month)", "(no) dia 5".
 const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
+// chrono reads two bare numbers as a range of hours; in "give 2 to 3 people" and "read pages 10 to 20"
+// they are counts ("from 3 to 4", "3-4pm" and "15h-16h" are still ranges of hours).
+const COUNTS = /^\d{1,2}\s*(?:to|till|until|-|–|—)\s*\d{1,2}$/iu;
 // "next Monday", "na próxima segunda", "segunda que vem": never today, even when its time is still ahead.
 const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
@@ -83,7 +86,7 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
       raw.slice(0, span[0]) + ' '.repeat(from - span[0]) + day + ' '.repeat(to - from - day.length + span[1] - to) + raw.slice(span[1]);
   }
   const results = PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
-  const time = results.find((result) => result.start.isCertain('hour'));
+  const time = results.find((result) => result.start.isCertain('hour') && !COUNTS.test(result.text));
   if (!time) return null;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
   spans.push(timeRangeSpan(scanned, results, time));
