@@ -100,3 +100,15 @@ it("reads reminder times in the user's zone (São Paulo): tomorrow at 9, every M
   expect(stretch).toBeGreaterThanOrEqual(before.plus({ minutes: 20 }).startOf('second').toMillis());
   expect(stretch).toBeLessThanOrEqual(after.plus({ minutes: 20 }).toMillis());
 });
+
+it('reads a command as typed on a phone: polite words, a quoted name, an emoji, and a second command', async () => {
+  const user = await new Api(system.url).createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  const { events } = await user.converse('Você pode criar a pasta «Plano 2026»? 👍 e me mostra meus hábitos');
+  expect(events.filter((event) => event.event === 'tool_complete').map((event) => event.data.tool_name)).toEqual([
+    'create_folder',
+    'list_habits',
+  ]);
+  expect(events.at(-1)?.data.status).toBe('completed');
+  const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1', [user.userId]);
+  expect(folders.rows).toEqual([{ name: 'Plano 2026' }]);
+});
