@@ -10,7 +10,7 @@ import type { FoldedText } from './offline/folded-text';
  */
 export const OFFLINE_HELP = `This is the built-in offline planner, not a language model: it only understands the commands below, in English or Portuguese. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to connect a real model.
 
-Commands (chain up to 10 with ";", a new line, "and" or "e"):
+Commands (chain up to 10 with ";", a new line, a comma, "and" or "e"):
 - create folder Work in Projects | criar pasta Trabalho em Projetos
 - create document Notes in Work with content Hello | criar documento Notas em Trabalho com conteúdo Olá
 - rename folder Work to Office | renomear pasta Trabalho para Escritório

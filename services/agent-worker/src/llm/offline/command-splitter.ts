@@ -4,14 +4,16 @@ import { foldedLine, skip, skipBack, sliceText, type FoldedText } from './folded
 /*
  * Cuts a message into one text per command, in one pass: every character is looked at a bounded
  * number of times, so a 16,000-character message costs no more than a few short ones (docs/agent.md#offline-planner).
- * Lines and ";" always separate; " and " / " e " (and their "then" forms) separate only where a
- * command begins right after, so names such as "yoga e meditação" or "rock and roll" survive.
+ * Lines and ";" always separate; ",", " and " / " e " (and their "then" forms) separate only where
+ * a command begins right after, so names such as "yoga e meditação" or "rock and roll" survive.
  */
 
 const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
-// The look-behind starts a match only at the first space of a run: otherwise every space of a
-// long run would rescan the rest of it.
-const AND = /(?<!\s)\s+(?:and then|and|e depois|e)\s+/g;
+// A comma or a joining word: "create folder Work, list habits", "criar pasta A e depois listar
+// hábitos", "create folder Work then list habits". The look-behind starts a match only at the first
+// space or comma of a run: otherwise every one of a long run would rescan the rest of it.
+const JOINING = '(?:and then|and|then|e depois|e|depois)';
+const AND = new RegExp(String.raw`(?<![\s,])(?:\s*,\s*(?:${JOINING}\s+)?|\s+${JOINING}\s+)`, 'g');
 // Folded, longest first where one begins another: "could you please", "você pode, por favor,".
 const OPENINGS = [
   'please',
@@ -42,23 +44,26 @@ export function splitCommands(message: string): FoldedText[] {
     for (let end = text.key.indexOf(';'); from <= text.key.length; end = text.key.indexOf(';', from)) {
       const chunkEnd = end === -1 ? text.key.length : end;
       const chunk = sliceText(text, from, chunkEnd);
-      if (chunk.key.trim() !== '') pieces.push(...splitChain(chunk).map(withoutCourtesy));
+      if (chunk.key.trim() !== '') pieces.push(...splitChain(chunk));
       from = chunkEnd + 1;
     }
   }
   return pieces;
 }
 
+/** The commands of a chunk, each without its polite words; "Please, create folder A" is one. */
 function splitChain(chunk: FoldedText): FoldedText[] {
   const pieces: FoldedText[] = [];
   let from = 0;
   for (const cut of chunk.key.matchAll(AND)) {
     const next = cut.index + cut[0].length;
     if (!startsCommand(chunk.key, next)) continue;
-    pieces.push(sliceText(chunk, from, cut.index));
+    const piece = withoutCourtesy(sliceText(chunk, from, cut.index));
+    if (piece.key === '') continue;
+    pieces.push(piece);
     from = next;
   }
-  pieces.push(sliceText(chunk, from, chunk.key.length));
+  pieces.push(withoutCourtesy(sliceText(chunk, from, chunk.key.length)));
   return pieces;
 }
 
