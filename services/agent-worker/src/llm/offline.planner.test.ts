@@ -719,6 +719,12 @@ describe('OfflinePlanner', () => {
       'remind me tomorrow to call Ana',
       'remind me at 3pm',
       'me lembra às 25h de ligar',
+      // A repeat a reminder cannot have would fire once.
+      'remind me every 8 hours to take pills',
+      'remind me every other day at 9 to water',
+      'remind me every 2 days at 9 to water',
+      'me lembra a cada 2 dias às 9h de regar',
+      'me lembra de tomar remédio de 8 em 8 horas',
     ])('rejects %p', async (text) => {
       const { req } = request(text, { timezone: ZONE });
       const response = await new OfflinePlanner({ now: () => MONDAY_10AM }).complete(req);

@@ -49,6 +49,13 @@ const REPEATS = new RegExp(
     String.raw`)(?![\p{L}\p{N}])`,
   'du',
 );
+// A repeat a reminder cannot have ("every 8 hours", "every other day", "a cada 2 dias", "de 8 em 8
+// horas"): read as a one-off reminder it would fire once, so the request is not understood.
+const INTERVAL = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:(?:every|each)\s+(?:\d{1,3}|other|two|three|four|five|six|couple|few)` +
+    String.raw`|a cada\s+(?:\d{1,3}|dois|duas|tres|quatro|cinco|seis|quinze)|de\s+(\d{1,3}|hora)\s+em\s+\1)(?![\p{L}\p{N}])`,
+  'u',
+);
 // chrono reads no day of the month on its own: "on the 5th (of the month)", "(no) dia 5".
 const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|nd|rd|th)(?: of the month)?(?![\p{L}\p{N}])|${DIA})`, 'u');
 // chrono reads two bare numbers as a range of hours; in "give 2 to 3 people" and "read pages 10 to 20"
@@ -72,9 +79,11 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   // what a skipped time means, docs/tools.md#times).
   const now = zoned.setZone('UTC', { keepLocalTime: true });
 
+  const folded = fold(raw);
+  if (INTERVAL.test(folded)) return null;
   const spans: Span[] = [];
   let scanned = raw;
-  const recurrence = REPEATS.exec(fold(raw));
+  const recurrence = REPEATS.exec(folded);
   if (recurrence) {
     const span = [recurrence.index, recurrence.index + recurrence[0].length] as const;
     spans.push(span);
