@@ -577,6 +577,10 @@ describe('OfflinePlanner', () => {
       ['remind me next monday at 11 to call', { text: 'call', at: '2026-11-30T11:00:00' }],
       ['remind me next friday at 11 to call', { text: 'call', at: '2026-11-27T11:00:00' }],
       ['remind me on monday at 11 to call', { text: 'call', at: '2026-11-23T11:00:00' }],
+      // "next week" is a week from today, in both languages.
+      ['remind me next week at 9 to call', { text: 'call', at: '2026-11-30T09:00:00' }],
+      ['me lembre na próxima semana às 9h de ligar', { text: 'ligar', at: '2026-11-30T09:00:00' }],
+      ['me lembre semana que vem às 9h de ligar', { text: 'ligar', at: '2026-11-30T09:00:00' }],
       // "of" / "da" / "do" before what to remind of is no part of it.
       ['remind me of the meeting at 3pm', { text: 'the meeting', at: '2026-11-23T15:00:00' }],
       ['me lembre da reunião de 15h às 16h', { text: 'reunião', at: '2026-11-23T15:00:00' }],

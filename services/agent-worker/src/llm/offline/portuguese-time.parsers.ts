@@ -160,6 +160,12 @@ const nextWeekday: Parser = {
   },
 };
 
+/** "na próxima semana", "semana que vem": a week from today, as chrono reads the English "next week". */
+const nextWeek: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:na\s+)?(?:pr[oó]xima\s+semana|semana\s+que\s+vem)${END}`, 'iu'),
+  extract: (context) => ParsingComponents.createRelativeFromReference(context.reference, { week: 1 }),
+};
+
 const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
   min: 'minute',
   minuto: 'minute',
@@ -196,6 +202,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, minutesTo, spokenAt, nextWeekday, relative);
+  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, minutesTo, spokenAt, nextWeekday, nextWeek, relative);
   return parser;
 }
