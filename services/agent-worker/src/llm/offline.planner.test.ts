@@ -577,6 +577,8 @@ describe('OfflinePlanner', () => {
       ['remind me next monday at 11 to call', { text: 'call', at: '2026-11-30T11:00:00' }],
       ['remind me next friday at 11 to call', { text: 'call', at: '2026-11-27T11:00:00' }],
       ['remind me on monday at 11 to call', { text: 'call', at: '2026-11-23T11:00:00' }],
+      ['remind me on the next monday at 11 to call', { text: 'call', at: '2026-11-30T11:00:00' }],
+      ['me lembre de ver o filme nesta sexta às 20h', { text: 'ver o filme', at: '2026-11-27T20:00:00' }],
       // "next week" is a week from today, in both languages.
       ['remind me next week at 9 to call', { text: 'call', at: '2026-11-30T09:00:00' }],
       ['me lembre na próxima semana às 9h de ligar', { text: 'ligar', at: '2026-11-30T09:00:00' }],
