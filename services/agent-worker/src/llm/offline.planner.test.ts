@@ -170,6 +170,8 @@ describe('OfflinePlanner', () => {
       ['create goal Run 10k by 2025-12-31', 'create_goal', { title: 'Run 10k', target_date: '2025-12-31' }],
       ['criar meta Correr 10k até 2025-12-31', 'create_goal', { title: 'Correr 10k', target_date: '2025-12-31' }],
       ['nova meta Ler 12 livros', 'create_goal', { title: 'Ler 12 livros' }],
+      ['criar meta Correr até 31/12/2026', 'create_goal', { title: 'Correr', target_date: '2026-12-31' }],
+      ['criar meta Correr ate 5/1/2027', 'create_goal', { title: 'Correr', target_date: '2027-01-05' }],
       ['list goals', 'list_goals', {}],
       ['listar metas', 'list_goals', {}],
       ['minhas metas', 'list_goals', {}],
@@ -743,6 +745,7 @@ describe('OfflinePlanner', () => {
     it.each<[string, string]>([
       ['a goal date that is no date', 'create goal Run by 2026-13-45'],
       ['a goal date past the end of its month', 'criar meta Correr até 2026-02-30'],
+      ['a Portuguese goal date past the end of its month', 'criar meta Correr até 31/02/2027'],
       ['a folder name over 100 characters', `create folder ${'x'.repeat(101)}`],
       ['a document title over 255 characters', `rename document Plan to ${'x'.repeat(256)}`],
       ['a reminder text over 500 characters', `remind me to ${'x'.repeat(501)} at 15:00`],

@@ -34,6 +34,8 @@ const GOAL = 'goal|meta|objetivo';
 const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias';
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
 
+const GOAL_DATE = String.raw`(?:(?<date>\d{4}-\d{2}-\d{2})|(?<=ate\s+)(?<day>\d{1,2})/(?<month>\d{1,2})/(?<year>\d{4}))`;
+
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
 
@@ -119,8 +121,12 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s+\d{4}-\d{2}-\d{2}$)(?<title>.+?)(?:\s+(?:by|until|ate)\s+(?<date>\d{4}-\d{2}-\d{2}))?`,
-    build: (v) => ({ title: v.title, target_date: v.date }),
+    // A date is ISO, or day/month/year after "até" ("até 31/12/2026"), the way Portuguese writes it.
+    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s+(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4})$)(?<title>.+?)(?:\s+(?:by|until|ate)\s+${GOAL_DATE})?`,
+    build: (v) => ({
+      title: v.title,
+      target_date: v.day ? `${v.year}-${v.month?.padStart(2, '0')}-${v.day.padStart(2, '0')}` : v.date,
+    }),
   },
   listing('list_goals', 'goals|metas|objetivos'),
   remove('delete_goal', GOAL, 'goal_id'),
