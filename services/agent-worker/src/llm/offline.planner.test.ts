@@ -553,6 +553,8 @@ describe('OfflinePlanner', () => {
       ['lembrete tomar remédio às 7h amanhã', { text: 'tomar remédio', at: '2026-11-24T07:00:00' }],
       ['novo lembrete tomar remédio amanhã às 22h', { text: 'tomar remédio', at: '2026-11-24T22:00:00' }],
       ['me lembra de comprar pão e leite às 8h', { text: 'comprar pão e leite', at: '2026-11-24T08:00:00' }],
+      // "lembrar" starts a reminder only after "me": here it is part of the text.
+      ['me lembra de pagar a conta e lembrar a Maria às 9h', { text: 'pagar a conta e lembrar a Maria', at: '2026-11-24T09:00:00' }],
       ['remind me to log in at 9', { text: 'log in', at: '2026-11-24T09:00:00' }],
       ['remind me to call Ana at noon', { text: 'call Ana', at: '2026-11-23T12:00:00' }],
       ['remind me to sleep at midnight', { text: 'sleep', at: '2026-11-24T00:00:00' }],
