@@ -177,20 +177,25 @@ const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
 const COUNTS: Record<string, number> = { um: 1, uma: 1, dois: 2, duas: 2, tres: 3, três: 3, meia: 0.5 };
 
 /**
- * "daqui a 20 minutos", "em 2 horas", "daqui a 1h", "dentro de meia hora": an instant, counted
- * from now. "daqui a 1h" is longer than the hour "a 1h" in it, so chrono keeps this reading.
+ * "daqui a 20 minutos", "em 2 horas", "daqui a 1h", "dentro de meia hora", "daqui a uma hora e
+ * meia", "em 1h30": an instant, counted from now. It is longer than the hour "a 1h30" or "a uma
+ * hora e meia" inside it, and begins first, so chrono keeps this reading.
  */
 const relative: Parser = {
   pattern: () =>
     new RegExp(
-      String.raw`${START}(?:daqui\s+a|daqui|em|dentro\s+de)\s+(\d{1,4}|um|uma|dois|duas|tr[eê]s|meia)\s*(min|minutos?|horas?|h|dias?|semanas?)${END}`,
+      String.raw`${START}(?:daqui\s+a|daqui|em|dentro\s+de)\s+(\d{1,4}|um|uma|dois|duas|tr[eê]s|meia)\s*(min|minutos?|horas?|h|dias?|semanas?)` +
+        String.raw`(?:\s+e\s+(?:(meia)|([0-5]?\d)\s*min(?:utos?)?)|(?<=\dh)([0-5]\d)(?:min)?)?${END}`,
       'iu',
     ),
   extract: (context, match) => {
     const count = COUNTS[(match[1] ?? '').toLowerCase()] ?? Number(match[1]);
     const unit = UNITS[(match[2] ?? '').toLowerCase().replace(/s$/, '')];
-    if (!unit) return null;
-    if (Number.isInteger(count)) return ParsingComponents.createRelativeFromReference(context.reference, { [unit]: count });
+    const minutes = match[3] ? 30 : Number(match[4] ?? match[5] ?? 0);
+    if (!unit || (minutes > 0 && (unit !== 'hour' || !Number.isInteger(count)))) return null;
+    if (Number.isInteger(count)) {
+      return ParsingComponents.createRelativeFromReference(context.reference, { [unit]: count, ...(minutes ? { minute: minutes } : {}) });
+    }
     // "meia hora" is thirty minutes; half of another unit is no way people say it.
     return unit === 'hour' ? ParsingComponents.createRelativeFromReference(context.reference, { minute: 30 }) : null;
   },
