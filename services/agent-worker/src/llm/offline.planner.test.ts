@@ -482,6 +482,8 @@ describe('OfflinePlanner', () => {
       ['remind me tomorrow at 9 to call mom', { text: 'call mom', at: '2026-11-24T09:00:00' }],
       ['remind me to call mom tomorrow at 9', { text: 'call mom', at: '2026-11-24T09:00:00' }],
       ['remind me in 20 minutes to stretch', { text: 'stretch', at: '2026-11-23T10:20:00' }],
+      ['remind me in an hour and a half to call', { text: 'call', at: '2026-11-23T11:30:00' }],
+      ['remind me in one and a half hours to call', { text: 'call', at: '2026-11-23T11:30:00' }],
       ['remind me every Monday at 8 to water the plants', { text: 'water the plants', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
       ['remind me to water the plants at 8 every Monday', { text: 'water the plants', at: '2026-11-30T08:00:00', repeat: 'weekly' }],
       ['remind me every Tuesday at 8 to run', { text: 'run', at: '2026-11-24T08:00:00', repeat: 'weekly' }],

@@ -1,4 +1,4 @@
-import { en, type Chrono, type Parser } from 'chrono-node';
+import { en, ParsingComponents, type Chrono, type Parser } from 'chrono-node';
 
 // After a letter or digit a match would cut a word in two.
 const START = String.raw`(?<![\p{L}\p{N}])`;
@@ -48,6 +48,22 @@ const pastAndTo: Parser = {
   },
 };
 
+const COUNT_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3 };
+
+/** "in an hour and a half", "in 2 hours and a half", "in one and a half hours": chrono drops the half. */
+const hoursAndAHalf: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}in\s+(?:(an?|one|two|three|\d{1,2})\s+hours?\s+and\s+a\s+half|(an?|one|two|three|\d{1,2})\s+and\s+a\s+half\s+hours?)${END}`,
+      'iu',
+    ),
+  extract: (context, match) => {
+    const said = (match[1] ?? match[2] ?? '').toLowerCase();
+    const hours = COUNT_WORDS[said] ?? Number(said);
+    return ParsingComponents.createRelativeFromReference(context.reference, { hour: hours, minute: 30 });
+  },
+};
+
 /**
  * chrono's casual English without "3 days ago" and "3 days later", and with the forms above: no
  * reminder is set in the past or counted from another date, and their regular expressions take V8
@@ -56,6 +72,6 @@ const pastAndTo: Parser = {
 export function englishTimeParser(): Chrono {
   const parser = en.casual.clone();
   parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  parser.parsers.push(pastAndTo);
+  parser.parsers.push(pastAndTo, hoursAndAHalf);
   return parser;
 }
