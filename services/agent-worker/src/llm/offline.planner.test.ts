@@ -208,6 +208,7 @@ describe('OfflinePlanner', () => {
       ['Voce pode, por favor, criar a pasta Trabalho', { name: 'Trabalho' }],
       ['pode criar pasta Trabalho por favor', { name: 'Trabalho' }],
       ['criar pasta Trabalho 😀', { name: 'Trabalho' }],
+      ['create folder Work…', { name: 'Work' }],
       ['👋 create folder Work 👍🏽!', { name: 'Work' }],
       ['create folder Brasil 🇧🇷', { name: 'Brasil' }],
       ['create folder 📁 Work', { name: '📁 Work' }],

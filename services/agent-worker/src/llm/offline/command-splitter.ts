@@ -79,7 +79,7 @@ function withoutCourtesy(piece: FoldedText): FoldedText {
     if (!opening) break;
     start = skip(key, start + opening.length, ',');
   }
-  let end = skipBack(key, key.length, '.!?');
+  let end = skipBack(key, key.length, '.!?…');
   const closing = CLOSINGS.find((word) => key.endsWith(word, end) && end - word.length > start && endsWord(key, end - word.length - 1));
   if (closing) end -= closing.length;
   end = skipBack(key, end, ',');
