@@ -26,18 +26,22 @@ export function startReminderSweeper(deps: SweepDeps, intervalMs = 60_000): () =
 }
 
 export async function sweepOverdueReminders(deps: SweepDeps): Promise<void> {
-  const { db, queues, logger } = deps;
+  const { db, logger } = deps;
   try {
     const overdue = await db.query<{ id: string; at: Date }>(OVERDUE, [OVERDUE_SECONDS, BATCH]);
-    for (const { id, at } of overdue.rows) {
-      const job = await queues.reminders.getJob(reminderFireJobId(id, at));
-      const state = await job?.getState();
-      if (!job) await addOutboxJob(queues, reminderFireJob(id, at));
-      else if (state === 'completed' || state === 'failed') await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
-      else continue;
-      logger.warn({ reminderId: id, due: at, job: state ?? 'missing' }, 'queued an overdue reminder again');
-    }
+    // One reminder's trouble (another agent worker's sweep retried its job first) leaves the others to this sweep.
+    const swept = await Promise.allSettled(overdue.rows.map(({ id, at }) => requeue(deps, id, at)));
+    for (const outcome of swept) if (outcome.status === 'rejected') logger.warn({ err: outcome.reason }, 'reminder sweep failed');
   } catch (error) {
     logger.warn({ err: error }, 'reminder sweep failed');
   }
+}
+
+async function requeue({ queues, logger }: SweepDeps, id: string, at: Date): Promise<void> {
+  const job = await queues.reminders.getJob(reminderFireJobId(id, at));
+  const state = await job?.getState();
+  if (!job) await addOutboxJob(queues, reminderFireJob(id, at));
+  else if (state === 'completed' || state === 'failed') await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+  else return;
+  logger.warn({ reminderId: id, due: at, job: state ?? 'missing' }, 'queued an overdue reminder again');
 }

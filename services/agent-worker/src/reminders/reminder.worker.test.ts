@@ -301,6 +301,22 @@ describe('the sweep of overdue reminders', () => {
     expect(await queues.reminders.getJobState(reminderFireJobId(fired, firedAt))).toBe('unknown');
     expect((await queues.reminders.getJob(reminderFireJobId(failing, failedAt)))?.attemptsMade).toBe(0);
   });
+
+  it("queues every lost reminder even when another worker's sweep retried one of them first", async () => {
+    const userId = await newUser();
+    const [retriedAt, lostAt] = [longAgo(6), longAgo(7)];
+    const retried = await newReminder(userId, 'Retried elsewhere', retriedAt);
+    const lost = await newReminder(userId, 'Lost with Redis too', lostAt);
+    const taken = { getState: async () => 'failed', retry: () => Promise.reject(new Error('Job is not in the failed state')) };
+    const reminders = new Proxy(queues.reminders, {
+      get: (target, name, receiver) =>
+        name === 'getJob'
+          ? async (id: string) => (id === reminderFireJobId(retried, retriedAt) ? taken : target.getJob(id))
+          : (Reflect.get(target, name, receiver) as unknown),
+    });
+    await sweepOverdueReminders({ ...deps, queues: { ...queues, reminders } });
+    expect(await queues.reminders.getJobState(reminderFireJobId(lost, lostAt))).toBe('waiting');
+  });
 });
 
 describe("a disabled user's reminders", () => {
