@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClientRedis, createLogger, createWorkerRedis, EventWriter, type Redis, type TurnEventInput } from '@assistant/shared';
+import { waitFor } from '../../../../scripts/lib/wait-for';
 import { EventHub, sseId, type StreamedEvent } from './event-hub';
 
 const prefix = `${process.env.QUEUE_PREFIX}-hub-${randomUUID().slice(0, 8)}`;
@@ -103,6 +104,32 @@ describe('EventHub', () => {
     await watcher.until(2);
     expect(texts(watcher.got)).toEqual(['missed', 'next']);
     stop();
+  });
+
+  it('gives a client that comes from the start while another is being read for everything, from the first event', async () => {
+    const turnId = randomUUID();
+    await events.emitMany(
+      turnId,
+      ['a', 'b', 'c', 'd'].map((delta) => ({ event: token(delta) })),
+    );
+    const [, , third] = (await reader.xrange(`${prefix}:turn:${turnId}:events`, '-', '+')) as [string, string[]][];
+    // The resuming client's read is answered once the new client watches too.
+    const reads = jest.spyOn(reader, 'xrange').mockImplementationOnce(async (key, start, end) => {
+      await waitFor(() => hub.watching === 2, 'both clients watching', { intervalMs: 5 });
+      return writerRedis.xrange(key, start, end);
+    });
+    const fresh = collector();
+    const resumed = collector();
+    try {
+      const stops = await Promise.all([hub.watch(turnId, '0', fresh.deliver), hub.watch(turnId, third![0], resumed.deliver)]);
+      await events.emit(turnId, token('e'));
+      await Promise.all([waitFor(() => texts(fresh.got).includes('e'), 'the live event', { intervalMs: 5 }), resumed.until(2)]);
+      expect(texts(fresh.got)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(texts(resumed.got)).toEqual(['d', 'e']);
+      for (const stop of stops) stop();
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

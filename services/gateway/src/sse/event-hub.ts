@@ -99,7 +99,7 @@ export class EventHub {
     if (!watch) return;
     const { after, entries } = doorbellBatch(message);
     const ready = !watch.pumping && after !== '' && [...watch.watchers].every((watcher) => compareIds(watcher.lastId, after) >= 0);
-    if (ready) this.deliver(turnId, watch, entries);
+    if (ready) this.deliver(turnId, watch, after, entries);
     else void this.pump(turnId);
   }
 
@@ -116,7 +116,7 @@ export class EventHub {
       do {
         watch.again = false;
         const from = [...watch.watchers].reduce((min, w) => (compareIds(w.lastId, min) < 0 ? w.lastId : min), '9999999999999-0');
-        this.deliver(turnId, watch, await this.reader.xrange(eventKeys(this.prefix, turnId).stream, `(${from}`, '+'));
+        this.deliver(turnId, watch, from, await this.reader.xrange(eventKeys(this.prefix, turnId).stream, `(${from}`, '+'));
       } while (watch.again);
     } catch (error) {
       this.logger.warn({ err: error, turnId }, 'reading turn events failed');
@@ -125,12 +125,18 @@ export class EventHub {
     }
   }
 
-  /** Hands each watcher the entries past the last one it got, in order. */
-  private deliver(turnId: string, watch: TurnWatch, entries: StreamEntry[]): void {
+  /**
+   * Hands each watcher the entries past the last one it got, in order. `entries` are those after
+   * the id `after`: a watcher that is before it (it came while they were being read, from an
+   * earlier place) would miss what lies between, so it gets none of them; the read its own
+   * arrival asked for (`watch` pumps, which reads again) brings it everything.
+   */
+  private deliver(turnId: string, watch: TurnWatch, after: string, entries: StreamEntry[]): void {
+    const behind = new Set([...watch.watchers].filter((watcher) => compareIds(watcher.lastId, after) < 0));
     for (const entry of entries) {
       const event = entryToEvent(turnId, entry);
       for (const watcher of watch.watchers) {
-        if (compareIds(event.id, watcher.lastId) > 0) {
+        if (!behind.has(watcher) && compareIds(event.id, watcher.lastId) > 0) {
           watcher.lastId = event.id;
           watcher.deliver(event);
         }
