@@ -131,6 +131,32 @@ describe('EventHub', () => {
       reads.mockRestore();
     }
   });
+
+  it('keeps relaying to a client whose subscription was under way when the only other client of the turn left', async () => {
+    const turnId = randomUUID();
+    let leave: () => void = () => undefined;
+    const left = new Promise<void>((resolve) => (leave = resolve));
+    // The first client's subscription is answered once the second client has come and gone.
+    const subscribe = subscriber.subscribe.bind(subscriber);
+    const subscribing = jest.spyOn(subscriber, 'subscribe').mockImplementationOnce(async (channel) => {
+      await left;
+      return subscribe(channel);
+    });
+    try {
+      const staying = collector();
+      const watching = hub.watch(turnId, '0', staying.deliver);
+      const stopLeaving = await hub.watch(turnId, '0', () => undefined);
+      stopLeaving();
+      leave();
+      const stop = await watching;
+      await events.emit(turnId, token('a'));
+      await waitFor(() => staying.got.length > 0, 'the event relayed', { timeoutMs: 5_000, intervalMs: 5 });
+      expect(texts(staying.got)).toEqual(['a']);
+      stop();
+    } finally {
+      subscribing.mockRestore();
+    }
+  });
 });
 
 describe('sseId', () => {

@@ -74,22 +74,21 @@ export class EventHub {
   /** Delivers the turn's events after `lastId` ('0' = from the start), then live ones. Returns an unwatch function. */
   async watch(turnId: string, lastId: string, deliver: (event: StreamedEvent) => void): Promise<() => void> {
     const watcher: Watcher = { lastId, deliver };
-    let watch = this.turns.get(turnId);
-    if (!watch) {
-      watch = { watchers: new Set(), pumping: false, again: false };
+    const existing = this.turns.get(turnId);
+    const watch = existing ?? { watchers: new Set<Watcher>(), pumping: false, again: false };
+    // In before the subscription is awaited: another client of the turn leaving meanwhile must
+    // not take the turn (and its subscription) away from this one, which would then get nothing.
+    watch.watchers.add(watcher);
+    if (!existing) {
       this.turns.set(turnId, watch);
       await this.subscriber.subscribe(eventKeys(this.prefix, turnId).channel);
     }
-    watch.watchers.add(watcher);
     await this.pump(turnId);
     return () => {
-      const current = this.turns.get(turnId);
-      if (!current) return;
-      current.watchers.delete(watcher);
-      if (current.watchers.size === 0) {
-        this.turns.delete(turnId);
-        this.subscriber.unsubscribe(eventKeys(this.prefix, turnId).channel).catch(() => undefined);
-      }
+      watch.watchers.delete(watcher);
+      if (watch.watchers.size > 0 || this.turns.get(turnId) !== watch) return;
+      this.turns.delete(turnId);
+      this.subscriber.unsubscribe(eventKeys(this.prefix, turnId).channel).catch(() => undefined);
     };
   }
 
