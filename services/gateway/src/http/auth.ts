@@ -7,6 +7,8 @@ import type { KeyUsageRecorder } from './key-usage';
 declare module 'express-serve-static-core' {
   interface Request {
     userId?: string;
+    /** The API key the request came with (an event stream ends when it is revoked). */
+    keyId?: string;
   }
 }
 
@@ -16,7 +18,7 @@ function bearer(req: Request): string | undefined {
   return match?.[1];
 }
 
-/** `Authorization: Bearer <api key>`; sets req.userId. A disabled user's keys answer 403 `user_disabled`. */
+/** `Authorization: Bearer <api key>`; sets req.userId and req.keyId. A disabled user's keys answer 403 `user_disabled`. */
 export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): RequestHandler {
   return async (req, _res, next) => {
     const key = bearer(req);
@@ -26,6 +28,7 @@ export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): R
     if (owner.disabled) throw new HttpError(403, 'user_disabled', 'this user is disabled; ask the operator to enable it again');
     keyUsage.touch(owner.keyId);
     req.userId = owner.userId;
+    req.keyId = owner.keyId;
     next();
   };
 }
@@ -33,6 +36,11 @@ export function requireUser(owners: ApiKeyOwners, keyUsage: KeyUsageRecorder): R
 export function userOf(req: Request): string {
   if (!req.userId) throw unauthorized('not authenticated');
   return req.userId;
+}
+
+export function keyOf(req: Request): string {
+  if (!req.keyId) throw unauthorized('not authenticated');
+  return req.keyId;
 }
 
 /** Compares secrets in constant time (hashing first makes the lengths equal). */

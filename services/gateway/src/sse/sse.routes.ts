@@ -2,12 +2,12 @@ import type { Response, Router } from 'express';
 import { z } from 'zod';
 import { coalesceWrites, isFinal, tickBatched, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
-import { userOf } from '../http/auth';
+import { keyOf, userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
 import { defineRoutes } from '../openapi/api-route';
 import { turnId } from '../routes/turns.routes';
-import { ErasedStreams } from './erased-streams';
 import { sseId, STREAM_ID, type EventHub, type StreamedEvent } from './event-hub';
+import { RevokedStreams } from './revoked-streams';
 import { MAX_OPEN_STREAMS_PER_USER, StreamSlots } from './stream-slots';
 
 const STREAM_HEADERS = {
@@ -50,10 +50,11 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
   const slots = new StreamSlots(runtime.redis, runtime.config.QUEUE_PREFIX, (error) =>
     runtime.logger.warn({ err: error }, 'stream slot bookkeeping failed'),
   );
-  const erased = new ErasedStreams(db, heartbeatMs, (error) => runtime.logger.warn({ err: error }, 'looking for erased streams failed'));
+  const revoked = new RevokedStreams(db, heartbeatMs, (error) => runtime.logger.warn({ err: error }, 'looking for revoked streams failed'));
   return apiRouter(eventStreamApi, {
     turnEvents: async (req, res, { params }) => {
       const userId = userOf(req);
+      const keyId = keyOf(req);
       const turnId = params.id;
       // Read before watching: a status that is final here stays final, and one that is not
       // ends with a `done` the hub delivers.
@@ -95,7 +96,7 @@ export function sseRoutes(runtime: Runtime, hub: EventHub, heartbeatMs: number):
         unwatch();
         res.end();
       };
-      const forget = erased.add(turnId, close);
+      const forget = revoked.add(turnId, keyId, close);
       const deliver = (event: StreamedEvent) => {
         if (closed) return;
         res.write(`id: ${sseId(event.id)}\nevent: ${event.type}\ndata: ${event.json}\n\n`);
