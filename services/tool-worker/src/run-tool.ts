@@ -1,5 +1,6 @@
 import {
   committingLast,
+  eventArguments,
   type ChannelAddress,
   isFinal,
   outboxEvent,
@@ -308,7 +309,7 @@ function builtinCall(task: ToolTask): BuiltinCall {
  * task: a run again after a crash sends them again, and they show once.
  */
 function taskStartEvents(task: ToolTask): OutboxEvent[] {
-  const args = JSON.parse(stripUuids(JSON.stringify(task.arguments ?? {}))) as Record<string, unknown>;
+  const args = eventArguments(task.arguments);
   return [
     outboxEvent({ type: 'task_update', task_id: task.ref, status: 'in_progress' }, `${task.id}:in_progress`),
     outboxEvent({ type: 'tool_start', task_id: task.ref, tool_name: task.tool_name, arguments: args }, `${task.id}:start`),
