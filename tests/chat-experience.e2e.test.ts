@@ -4,7 +4,7 @@ import { fixture, telegramPhoto, telegramPrivateText, whatsappText } from './hel
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
-import { FakeModel, userImages, userText } from '../scripts/lib/fake-model';
+import { FakeModel, userImages, userText, type TranscriptionAnswer } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { TestSystem } from '../scripts/lib/system';
 
@@ -251,6 +251,73 @@ describe('voice notes', () => {
     expect((await webhooks.postTelegram(tgVoice(chat, 'voice-broken'))).status).toBe(200);
     await system.waitFor(() => telegram.received(chat).length === 2, 'the apology');
     expect(telegram.received(chat)[1]?.body.text).toContain('could not make out that voice note');
+  });
+});
+
+describe('a voice note keeps its place in its session', () => {
+  /** Holds the transcription of `audio` until the returned function is called; then answers `answer`, or the audio as its text. */
+  function holdTranscription(audio: string, answer?: TranscriptionAnswer): () => void {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const previous = model.transcribe;
+    model.transcribe = async (request) => {
+      if (request.audio !== audio) return previous(request);
+      await released;
+      return answer ?? { text: audio };
+    };
+    return release;
+  }
+  /** The user messages of the model request whose last user message is `text`. */
+  const userMessagesSeenWith = (text: string) => {
+    const request = model.requests.find((r) => userText(r.body) === text);
+    return request?.body.messages.filter((message) => message.role === 'user').map((message) => message.content);
+  };
+
+  it('a text sent while a voice note is transcribed is answered after it: one turn, the transcript first', async () => {
+    const chat = webhooks.nextId();
+    const release = holdTranscription('first the voice');
+    telegram.addFile('voice-order', 'voice/order.oga', 'first the voice');
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-order'))).status).toBe(200);
+    await system.waitFor(() => model.transcriptions.some((request) => request.audio === 'first the voice'), 'the transcription request');
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'then the text'))).status).toBe(200);
+    release();
+
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the answer');
+    expect(telegram.received(chat)[0]?.body.text).toBe('echo: then the text');
+    expect(userMessagesSeenWith('then the text')?.slice(-2)).toEqual(['first the voice', 'then the text']);
+    expect(await userMessagesOf('telegram', String(chat))).toEqual(['first the voice', 'then the text']);
+  });
+
+  it('a WhatsApp voice note that cannot be heard gives way: the apology, and the text sent after it is answered alone', async () => {
+    const waId = `55119${webhooks.nextId()}`;
+    const release = holdTranscription('unheard voice', { status: 400 });
+    graph.addMedia('media-unheard', 'audio/ogg', 'unheard voice');
+    expect((await webhooks.postWhatsApp(waMedia(waId, 'audio', { id: 'media-unheard', mime_type: 'audio/ogg', voice: true }))).status).toBe(
+      200,
+    );
+    await system.waitFor(() => model.transcriptions.some((request) => request.audio === 'unheard voice'), 'the transcription request');
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'text after the voice'))).status).toBe(200);
+    release();
+
+    await system.waitFor(() => graph.received(waId).length === 2, 'the apology and the answer');
+    const texts = graph.received(waId).map((message) => message.body.text.body);
+    expect(texts).toContain('echo: text after the voice');
+    expect(texts.some((text) => text.includes('could not make out that voice note'))).toBe(true);
+    expect(await userMessagesOf('whatsapp', waId)).toEqual(['text after the voice']);
+  });
+
+  it('a voice note alone that cannot be heard ends its turn without a model call, and the session goes on', async () => {
+    const chat = webhooks.nextId();
+    const previous = model.transcribe;
+    model.transcribe = (request) => (request.audio === 'lone unheard voice' ? { status: 400 } : previous(request));
+    telegram.addFile('voice-lone', 'voice/lone.oga', 'lone unheard voice');
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-lone'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the apology');
+    expect(telegram.received(chat)[0]?.body.text).toContain('could not make out that voice note');
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'still there?'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the answer');
+    expect(telegram.received(chat)[1]?.body.text).toBe('echo: still there?');
+    expect(await userMessagesOf('telegram', String(chat))).toEqual(['still there?']);
   });
 });
 

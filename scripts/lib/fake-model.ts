@@ -51,8 +51,12 @@ export interface TranscriptionRequest {
   audio: string;
 }
 
-/** What the fake transcribes an upload to; a status answers with that HTTP error instead. */
-export type Transcribe = (request: TranscriptionRequest) => { text?: string; status?: number };
+/** What the fake transcribes an upload to; a status answers with that HTTP error instead. A promise holds the answer until it settles. */
+export type Transcribe = (request: TranscriptionRequest) => TranscriptionAnswer | Promise<TranscriptionAnswer>;
+export interface TranscriptionAnswer {
+  text?: string;
+  status?: number;
+}
 
 export type Script = (body: ChatRequestBody, index: number) => FakeReply | Promise<FakeReply>;
 
@@ -160,7 +164,7 @@ export class FakeModel extends LocalHttpServer {
   }
 
   /** Multipart form as the `openai` SDK sends it: a `model` field and a `file` part. */
-  private handleTranscription(req: http.IncomingMessage, raw: string, res: http.ServerResponse): void {
+  private async handleTranscription(req: http.IncomingMessage, raw: string, res: http.ServerResponse): Promise<void> {
     const boundary = /boundary=(.+)$/.exec(req.headers['content-type'] ?? '')?.[1] ?? '';
     const fields = raw.split(`--${boundary}`).map((part) => {
       const [head = '', ...rest] = part.split('\r\n\r\n');
@@ -170,7 +174,7 @@ export class FakeModel extends LocalHttpServer {
     const file = fields.find((field) => field.head.includes('name="file"'));
     const request = { model, fileName: /filename="([^"]*)"/.exec(file?.head ?? '')?.[1] ?? '', audio: file?.value ?? '' };
     this.transcriptions.push(request);
-    const answer = this.transcribe(request);
+    const answer = await this.transcribe(request);
     const status = answer.status ?? 200;
     const body = status === 200 ? { text: answer.text ?? '' } : { error: { message: 'fake transcription error', type: 'fake' } };
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));

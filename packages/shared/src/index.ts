@@ -35,6 +35,7 @@ export * from './turns/continue-and-cancel';
 export * from './turns/expiry';
 export * from './turns/resuming';
 export * from './turns/finishing';
+export * from './turns/voice-holds';
 export * from './context/profile-defaults';
 export * from './context/profile-limits';
 export * from './context/system-prompt';

@@ -11,7 +11,8 @@ export type MediaRef = z.infer<typeof mediaRefSchema>;
 /** Voice notes up to 20 MB, photos up to 5 MB (docs/channels.md#message-content). */
 export const VOICE_MAX_BYTES = 20 * 1024 * 1024;
 export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
-const REQUEST_TIMEOUT_MS = 30_000;
+/** Each request of a download (its metadata, then its bytes). */
+export const MEDIA_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface DownloadedMedia {
   data: Buffer;
@@ -73,7 +74,7 @@ export async function downloadMedia(config: Config, ref: MediaRef, maxBytes: num
 async function request(url: string, what: string, init: RequestInit): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(MEDIA_REQUEST_TIMEOUT_MS) });
   } catch {
     throw new MediaDownloadError(`${what} did not answer`, false);
   }

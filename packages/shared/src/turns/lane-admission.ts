@@ -9,16 +9,25 @@ export interface QueuedTurn {
   session_key: string;
   /** turns.input, then every message merged into the turn (if_busy=merge), in arrival order. */
   inputs: string[];
-  /** False while the turn waits for the user's message rate to allow it (a delayed lane job comes back then). */
+  /**
+   * False while the turn waits for the user's message rate to allow it, or for a voice note's
+   * transcript (voice-holds.ts); a delayed lane job comes back when the wait ends at the latest.
+   */
   due: boolean;
   origin: ChannelAddress | null;
   /** A turn that ran, was parked and, answered, waits for a free slot to go on (resuming.ts). */
   resumed: boolean;
 }
 
+/**
+ * SQL: when a queued turn may start, NULL meaning now: after its start_after (the message rate)
+ * and, while a voice note in it waits for its transcript, after voice_held_until.
+ */
+const DUE_AT = `GREATEST(start_after, CASE WHEN voice_pending <> '[]'::jsonb THEN voice_held_until END)`;
+
 export async function headOfLane(client: DbClient, sessionId: string): Promise<QueuedTurn | undefined> {
   const next = await client.query<QueuedTurn>(
-    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(start_after <= NOW(), true) AS due, origin,
+    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(${DUE_AT} <= NOW(), true) AS due, origin,
        started_at IS NOT NULL AS resumed
      FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
     [sessionId],
@@ -77,14 +86,16 @@ export async function insertUserMessages(client: DbClient, sessionId: string, tu
 
 /**
  * The user's other sessions whose next turn waits for nothing but a free slot, oldest first:
- * when one of the user's turns ends or parks, these get their chance to start.
+ * when one of the user's turns ends or parks, these get their chance to start. A head that is
+ * not due (a voice note's transcript, the message rate) is left out: it would take the place of
+ * one that can start, and its own lane job comes back for it.
  */
 export async function sessionsWaitingForSlot(db: Queryable, sessionId: string, limit: number): Promise<string[]> {
   const found = await db.query<{ id: string }>(
     `SELECT s.id FROM sessions s
-     JOIN LATERAL (SELECT lane_seq FROM turns q WHERE q.session_id = s.id AND q.status = 'queued'
+     JOIN LATERAL (SELECT lane_seq, COALESCE(${DUE_AT} <= NOW(), true) AS due FROM turns q WHERE q.session_id = s.id AND q.status = 'queued'
                    ORDER BY lane_seq LIMIT 1) head ON true
-     WHERE s.user_id = (SELECT user_id FROM sessions WHERE id = $1) AND s.id <> $1
+     WHERE s.user_id = (SELECT user_id FROM sessions WHERE id = $1) AND s.id <> $1 AND head.due
        AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = s.id AND a.status = ANY($2))
      ORDER BY head.lane_seq LIMIT $3`,
     [sessionId, ACTIVE_STATUSES, limit],
@@ -93,14 +104,15 @@ export async function sessionsWaitingForSlot(db: Queryable, sessionId: string, l
 }
 
 /**
- * How long until the head of an idle session's lane is due, when it waits for its start_after.
+ * How long until the head of an idle session's lane is due, when it waits for its start_after
+ * (or its voice notes' hold).
  * Its wake job was timed by another clock (the gateway's); if it came early, the lane job asks
  * again rather than leave the turn queued with nothing coming back for it.
  */
 export async function msUntilDue(db: Queryable, sessionId: string): Promise<number | undefined> {
   const found = await db.query<{ ms: number }>(
-    `SELECT CEIL(EXTRACT(EPOCH FROM (q.start_after - NOW())) * 1000)::int AS ms FROM turns q
-     WHERE q.session_id = $1 AND q.status = 'queued' AND q.start_after > NOW()
+    `SELECT CEIL(EXTRACT(EPOCH FROM (${DUE_AT} - NOW())) * 1000)::int AS ms FROM turns q
+     WHERE q.session_id = $1 AND q.status = 'queued' AND ${DUE_AT} > NOW()
        AND q.lane_seq = (SELECT MIN(lane_seq) FROM turns h WHERE h.session_id = $1 AND h.status = 'queued')
        AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = $1 AND a.status = ANY($2))`,
     [sessionId, ACTIVE_STATUSES],

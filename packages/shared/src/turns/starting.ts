@@ -6,6 +6,7 @@ import { sessionIdleDigestJob } from '../digests/session-digest-jobs';
 import type { ChannelAddress } from '../jobs';
 import { jobId } from '../queues';
 import { hasFreeSlot, headOfLane, insertUserMessages, laneIsFree, lockSlotIfLaneFree, runningTurns } from './lane-admission';
+import type { VoiceHold } from './voice-holds';
 import { appendOutbox, outboxEvent, outboxJob, type OutboxEntry } from './outbox';
 import { bumpVersion, type TurnMachine } from './turn-machine';
 import { ACTIVE_STATUSES } from './turn-status';
@@ -19,6 +20,8 @@ export interface TurnMessage {
   attachment?: MediaRef | undefined;
   /** Over the user's message rate: the turn may not start for this long. */
   startAfterMs?: number | undefined;
+  /** A chat voice note still being transcribed: `text` is its placeholder, and its turn is held (voice-holds.ts). */
+  voice?: VoiceHold | undefined;
 }
 
 export interface NewTurn extends TurnMessage {
@@ -56,12 +59,13 @@ export async function createTurn(
   const queued = [
     outboxJob('agent-turns', 'lane', { sessionId: input.sessionId }, { jobId: jobId('lane', id) }),
     ...(input.startAfterMs !== undefined ? [wakeJob(input.sessionId, id, input.startAfterMs)] : []),
+    ...(input.voice ? [wakeJob(input.sessionId, id, input.voice.holdMs)] : []),
   ];
-  // A turn may start when it has no start_after, its lane is free and its user a free slot. The
+  // A turn may start when it has no start_after, holds no voice note, its lane is free and its user a free slot. The
   // user's slot lock is taken only when the lane is free, and before the statement that counts
   // the user's running turns, so the count sees every start committed before it: the lock's
   // statement goes out with the turn's, one round trip, and PostgreSQL runs them in order.
-  const mayStart = input.startAfterMs === undefined;
+  const mayStart = input.startAfterMs === undefined && !input.voice;
   const locked = mayStart ? lockSlotIfLaneFree(client, input.sessionId, input.userId) : undefined;
   // A turn that starts takes the preferences in force now, as activateNext's start does, and
   // its user message goes into the conversation with it. `s` is decided once: inlined, the
@@ -69,9 +73,10 @@ export async function createTurn(
   const insert = committingLast(client, last).query<{ status: string }>(
     `WITH s AS MATERIALIZED (SELECT $9::boolean AND ${laneIsFree('$3')} AND ${runningTurns('$2')} < $12 AS starts),
      turn AS (
-       INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after,
+       INSERT INTO turns (id, user_id, session_id, session_key, input, origin, attachment, start_after, voice_pending, voice_held_until,
          status, started_at, max_iterations, autonomous, model, outbox)
        SELECT $1, $2, $3, $4, $5, $6, $7, NOW() + make_interval(secs => $8::float8 / 1000),
+         CASE WHEN $13::text IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('input', 0, 'message', $13::text)) END, NOW() + make_interval(secs => $14::float8 / 1000),
          CASE WHEN s.starts THEN 'running' ELSE 'queued' END, CASE WHEN s.starts THEN NOW() END,
          CASE WHEN s.starts THEN p.max_iterations END, CASE WHEN s.starts THEN p.autonomous_mode END,
          CASE WHEN s.starts THEN p.default_model END, CASE WHEN s.starts THEN $10::jsonb ELSE $11::jsonb END
@@ -92,6 +97,8 @@ export async function createTurn(
       JSON.stringify(started),
       JSON.stringify(queued),
       lane.maxActiveTurnsPerUser,
+      input.voice?.message ?? null,
+      input.voice?.holdMs ?? null,
     ],
   );
   const [inserted] = await Promise.all([insert, locked]);
@@ -104,14 +111,18 @@ export async function createTurn(
  * which read its messages when it started): its answer goes where the turn's first message came from. A message
  * over the user's rate pushes the turn's start back until the limit allows, and a delayed lane
  * job comes back for it then. A photo joins with its message's place in the turn (the SET reads
- * merged_inputs before the append), so the model sees it with that message.
+ * merged_inputs before the append), so the model sees it with that message. A voice note still
+ * being transcribed joins the same way, its placeholder holding its place, and holds the turn.
  */
 export async function mergeIntoQueued(client: DbClient, sessionId: string, message: TurnMessage): Promise<string | undefined> {
   const merged = await client.query<{ id: string }>(
     `UPDATE turns SET merged_inputs = array_append(merged_inputs, $2),
        merged_attachments = CASE WHEN $5::jsonb IS NULL THEN merged_attachments
          ELSE merged_attachments || jsonb_build_array(jsonb_build_object('input', 1 + cardinality(merged_inputs), 'ref', $5::jsonb)) END,
-       start_after = GREATEST(start_after, NOW() + make_interval(secs => $3::float8 / 1000))
+       start_after = GREATEST(start_after, NOW() + make_interval(secs => $3::float8 / 1000)),
+       voice_pending = CASE WHEN $6::text IS NULL THEN voice_pending
+         ELSE voice_pending || jsonb_build_array(jsonb_build_object('input', 1 + cardinality(merged_inputs), 'message', $6::text)) END,
+       voice_held_until = GREATEST(voice_held_until, NOW() + make_interval(secs => $7::float8 / 1000))
      WHERE id = (SELECT id FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq DESC LIMIT 1)
        AND status = 'queued' AND started_at IS NULL AND origin IS NOT DISTINCT FROM $4::jsonb
      RETURNING id`,
@@ -121,11 +132,18 @@ export async function mergeIntoQueued(client: DbClient, sessionId: string, messa
       message.startAfterMs ?? null,
       message.origin ? JSON.stringify(message.origin) : null,
       message.attachment ? JSON.stringify(message.attachment) : null,
+      message.voice?.message ?? null,
+      message.voice?.holdMs ?? null,
     ],
   );
   const turnId = merged.rows[0]?.id;
-  if (turnId && message.startAfterMs !== undefined) {
-    await appendOutbox(client, turnId, [wakeJob(sessionId, turnId, message.startAfterMs)]);
+  const wakes = [message.startAfterMs, message.voice?.holdMs].flatMap((delayMs) => (delayMs === undefined ? [] : [delayMs]));
+  if (turnId && wakes.length > 0) {
+    await appendOutbox(
+      client,
+      turnId,
+      wakes.map((delayMs) => wakeJob(sessionId, turnId, delayMs)),
+    );
   }
   return turnId;
 }

@@ -49,7 +49,7 @@ interface Outcome {
   turnId: string | null;
   reply: string | null;
   decision: ChannelDecision | null;
-  /** A voice note whose transcript will start the turn. */
+  /** A voice note whose transcript will take its place in the turn (voice-holds.ts). */
   voice: PendingVoice | null;
   /** The chat's own user, left behind by `/link` and marked for erasure: its job is queued once this commits. Not stored. */
   erasing?: string;
@@ -93,7 +93,8 @@ export async function acceptInbound(runtime: Runtime, received: InboundMessage):
       { jobId: jobId('reply', accepted.rowId) },
     );
   }
-  if (outcome.voice && !outcome.turnId) {
+  // Again on a redelivery, in case a crash came first: the job's id, then its check of the turn, make it once.
+  if (outcome.voice) {
     await addJob(
       runtime.queues,
       'deliveries',
@@ -163,7 +164,7 @@ async function record(
       },
     };
   }
-  const outcome = await handle(client, runtime, message, identity);
+  const outcome = await handle(client, runtime, message, identity, rowId);
   await client.query(`UPDATE channel_messages SET user_id = $2, turn_id = $3, reply = $4, decision = $5, media = $6 WHERE id = $1`, [
     rowId,
     outcome.userId,
@@ -175,7 +176,13 @@ async function record(
   return { rowId, outcome, redelivered: false, message };
 }
 
-async function handle(client: DbClient, runtime: Runtime, message: InboundMessage, identity: Identity | undefined): Promise<Outcome> {
+async function handle(
+  client: DbClient,
+  runtime: Runtime,
+  message: InboundMessage,
+  identity: Identity | undefined,
+  rowId: string,
+): Promise<Outcome> {
   const { queues, config } = runtime;
   const none: Outcome = { userId: null, turnId: null, reply: null, decision: null, voice: null };
   if (message.content.kind === 'changed-number') {
@@ -212,14 +219,9 @@ async function handle(client: DbClient, runtime: Runtime, message: InboundMessag
   }
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
   if (content.kind === 'voice' || content.kind === 'photo') {
-    const media = await acceptMedia(client, runtime, message, userId, content);
-    return {
-      ...none,
-      userId,
-      reply: 'reply' in media ? media.reply : null,
-      turnId: 'turnId' in media ? media.turnId : null,
-      voice: 'voice' in media ? media.voice : null,
-    };
+    const media = await acceptMedia(client, runtime, message, rowId, userId, content);
+    if ('reply' in media) return { ...none, userId, reply: media.reply };
+    return { ...none, userId, turnId: media.turnId, voice: media.voice ?? null };
   }
 
   const sessionKey = await channelSessionKey(client, userId, message);

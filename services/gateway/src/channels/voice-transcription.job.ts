@@ -5,7 +5,9 @@ import {
   isPermanentModelError,
   jobId,
   MediaDownloadError,
+  settleVoice,
   sliceText,
+  voiceIsPending,
   VOICE_MAX_BYTES,
   withTransaction,
   type ChannelAddress,
@@ -15,7 +17,7 @@ import {
 import { withoutControlCharacters } from '../http/input-guard';
 import type { Transcriber } from '../llm/transcriber';
 import { insertTurn } from '../turns/submit-message';
-import { pendingVoiceSchema } from './media-inbound';
+import { pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
 
 export const VOICE_FAILED_REPLY = 'Sorry, I could not make out that voice note. Please try again, or type your message.';
@@ -24,16 +26,60 @@ const MAX_TRANSCRIPT = 16_000;
 
 /**
  * The `transcribe` job: downloads a voice note (streamed, capped at 20 MB, never in Redis),
- * transcribes it and starts its turn with the transcript as the user's message. A failure is
- * retried with the job's backoff; when no attempt is left (or none could help) the person gets
- * a short apology, so a voice note is never lost silently. Creating the turn is idempotent: the
- * channel message row is locked and keeps the turn's id.
+ * transcribes it and puts the transcript in the place its message took in its turn when it
+ * arrived (voice-holds.ts), which lets that turn start. A failure is retried with the job's
+ * backoff; when no attempt is left (or none could help) the place is given up, so the session
+ * goes on, and the person gets a short apology: a voice note is never lost silently. Settling
+ * the place is idempotent: a run after it finds nothing pending and only republishes.
  */
 export function createTranscriptionHandler(runtime: Runtime, transcriber: Transcriber): JobHandler<'deliveries', 'transcribe'> {
   const { db, config, queues } = runtime;
 
   async function reply(to: ChannelAddress, text: string, rowId: string): Promise<void> {
     await addJob(queues, 'deliveries', 'reply', { to, text, channelMessageId: rowId }, { jobId: jobId('voice-reply', rowId) });
+  }
+
+  /**
+   * Fills in (or, `undefined`, gives up) the voice note's place. The turn whose outbox to publish,
+   * and whether its sender is owed the apology: given up now or by an earlier run, never when an
+   * earlier run heard it (a stale run that fails after it).
+   */
+  function settle(rowId: string, voice: PendingVoice, transcript: string | undefined): Promise<{ turnId?: string; unheard: boolean }> {
+    return withTransaction(db, async (client) => {
+      const locked = await client.query<{ user_id: string | null; turn_id: string | null; unheard: boolean }>(
+        `SELECT user_id, turn_id, COALESCE((media->>'unheard')::boolean, false) AS unheard FROM channel_messages WHERE id = $1 FOR UPDATE`,
+        [rowId],
+      );
+      const row = locked.rows[0];
+      if (!row?.user_id) return { unheard: false };
+      const held = row.turn_id ?? undefined;
+      // No turn: a voice note accepted before voice notes held their place; its transcript makes its turn, counted then.
+      const outcome = held ? await settleVoice(client, held, rowId, transcript) : 'late';
+      if (transcript === undefined) {
+        if (outcome === 'settled') return { turnId: held, unheard: row.unheard };
+        // Recorded with the place given up: a run after a crash before the apology finds nothing pending, and sends it.
+        await client.query(`UPDATE channel_messages SET media = media || '{"unheard": true}' WHERE id = $1`, [rowId]);
+        return { turnId: held, unheard: true };
+      }
+      if (outcome !== 'late') return { turnId: held, unheard: false };
+      // Its turn went on without it (the hold expired): the transcript is a message of its own.
+      const { turnId } = await insertTurn(client, config, {
+        userId: row.user_id,
+        sessionKey: voice.session_key,
+        text: transcript,
+        origin: voice.reply_to,
+        ifBusy: 'merge',
+        ...(held ? {} : { startAfterMs: await rateDelay(runtime, row.user_id) }),
+      });
+      await client.query('UPDATE channel_messages SET turn_id = $2 WHERE id = $1', [rowId, turnId]);
+      return { turnId, unheard: false };
+    });
+  }
+
+  async function settleAndFlush(rowId: string, voice: PendingVoice, transcript: string | undefined): Promise<void> {
+    const { turnId, unheard } = await settle(rowId, voice, transcript);
+    if (turnId) await runtime.outbox.flush(turnId);
+    if (unheard) await reply(voice.reply_to, VOICE_FAILED_REPLY, rowId);
   }
 
   return async ({ channelMessageId }, job) => {
@@ -44,8 +90,12 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
     const row = found.rows[0];
     // The user was erased meanwhile: nothing to answer.
     if (!row?.user_id) return;
-    if (row.turn_id) return runtime.outbox.flush(row.turn_id);
     const voice = pendingVoiceSchema.parse(row.media);
+    if (row.turn_id && !(await voiceIsPending(db, row.turn_id, channelMessageId))) {
+      await runtime.outbox.flush(row.turn_id);
+      if (voice.unheard) await reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
+      return;
+    }
 
     let text: string;
     try {
@@ -53,32 +103,14 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
       text = cleanTranscript(await transcriber.transcribe(audio));
     } catch (error) {
       const permanent = error instanceof MediaDownloadError ? error.permanent : isPermanentModelError(error);
-      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
+      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        await settleAndFlush(channelMessageId, voice, undefined);
+      }
       if (permanent) throw new UnrecoverableError(error instanceof Error ? error.message : 'voice note unusable');
       throw error;
     }
-    if (text === '') return reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
-
-    const userId = row.user_id;
-    const turnId = await withTransaction(db, async (client) => {
-      const locked = await client.query<{ turn_id: string | null }>('SELECT turn_id FROM channel_messages WHERE id = $1 FOR UPDATE', [
-        channelMessageId,
-      ]);
-      const existing = locked.rows[0]?.turn_id;
-      if (existing) return existing;
-      const { turnId: id } = await insertTurn(client, config, {
-        userId,
-        sessionKey: voice.session_key,
-        text,
-        origin: voice.reply_to,
-        ifBusy: 'merge',
-        // The transcript is the message the rate counts; a retry after its turn was made returned above.
-        startAfterMs: await rateDelay(runtime, userId),
-      });
-      await client.query('UPDATE channel_messages SET turn_id = $2 WHERE id = $1', [channelMessageId, id]);
-      return id;
-    });
-    await runtime.outbox.flush(turnId);
+    // Blank: nothing was heard.
+    await settleAndFlush(channelMessageId, voice, text === '' ? undefined : text);
   };
 }
 

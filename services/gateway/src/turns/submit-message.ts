@@ -8,6 +8,7 @@ import {
   type MediaRef,
   type OutboxEntry,
   type Runtime,
+  type VoiceHold,
 } from '@assistant/shared';
 import { applyIfBusy, type IfBusy } from './busy-session';
 
@@ -29,6 +30,8 @@ export interface TurnInput {
   ifBusy?: IfBusy;
   /** The message is over its user's rate: its turn may not start for this long (channels only). */
   startAfterMs?: number;
+  /** A chat voice note still being transcribed: `text` is its placeholder, and its turn waits for the transcript. */
+  voice?: VoiceHold;
 }
 
 export interface PlacedMessage {
@@ -73,6 +76,7 @@ export async function insertTurn(
       origin: input.origin,
       attachment: input.attachment,
       startAfterMs: input.startAfterMs,
+      voice: input.voice,
     },
     last,
   );
