@@ -3,6 +3,7 @@ import { insertTestUser, testDb } from '../../../../tests/helpers/db';
 import { withTransaction } from '../db';
 import type { OutboxEntry } from './outbox';
 import { headOfLane } from './lane-admission';
+import { cancelTurnIn } from './continue-and-cancel';
 import { createTurn, mergeIntoQueued } from './starting';
 import { settleVoice, VOICE_PLACEHOLDER, voiceIsPending } from './voice-holds';
 
@@ -96,6 +97,18 @@ describe('a voice note holding its place in a turn', () => {
     expect(await settle(id, message, undefined)).toBe('ended');
     expect((await turnRow(id)).status).toBe('cancelled');
     expect(await settle(id, message, undefined)).toBe('settled');
+  });
+
+  it('hands on the transcript of a turn an interruption cancelled (its messages went to the interrupting turn), and drops a withdrawn one', async () => {
+    const interrupted = await heldTurn(randomUUID(), randomUUID());
+    const [voice] = (await turnRow(interrupted.turnId)).voice_pending;
+    await withTransaction(db, (client) => cancelTurnIn(client, interrupted.turnId, { keepMessages: true }));
+    expect(await settle(interrupted.turnId, voice?.message as string, 'heard after the interruption')).toBe('late');
+
+    const withdrawn = await heldTurn(randomUUID(), randomUUID());
+    const [other] = (await turnRow(withdrawn.turnId)).voice_pending;
+    await withTransaction(db, (client) => cancelTurnIn(client, withdrawn.turnId));
+    expect(await settle(withdrawn.turnId, other?.message as string, 'heard after a cancel')).toBe('withdrawn');
   });
 
   it('holds a turn for a bounded time: past it the turn is due with the placeholder, and a transcript after its start is late', async () => {

@@ -24,9 +24,10 @@ export const VOICE_PLACEHOLDER = '[voice note]';
 /**
  * What became of a voice note's place: `heard`/`dropped` in a turn still queued (it starts once no
  * voice note holds it); `ended`: it was the turn's only message and could not be heard, so the
- * turn ended without a model call; `late`: its turn started without it (the hold expired), the
- * caller queues the transcript as a message of its own; `withdrawn`: its turn was cancelled
- * before starting; `settled`: an earlier run decided already.
+ * turn ended without a model call; `late`: its turn started without it (the hold expired), or an
+ * interrupting message cancelled it and took its messages, so the caller queues the transcript as
+ * a message of its own; `withdrawn`: its turn was cancelled before starting; `settled`: an
+ * earlier run decided already.
  */
 export type VoiceOutcome = 'heard' | 'dropped' | 'ended' | 'late' | 'withdrawn' | 'settled';
 
@@ -77,7 +78,10 @@ export async function settleVoice(
   const inputs = [turn.input, ...turn.merged_inputs];
   if (turn.status !== 'queued' || turn.started) {
     await client.query('UPDATE turns SET voice_pending = $2 WHERE id = $1', [turn.id, JSON.stringify(pending)]);
-    return turn.started ? 'late' : 'withdrawn';
+    if (turn.started) return 'late';
+    // An interruption that cancelled it gave its messages to the interrupting turn: the transcript follows them.
+    const kept = await client.query('SELECT 1 FROM messages WHERE turn_id = $1 LIMIT 1', [turn.id]);
+    return kept.rowCount !== 0 ? 'late' : 'withdrawn';
   }
   if (transcript === undefined && inputs.length === 1) {
     await client.query('UPDATE turns SET voice_pending = $2 WHERE id = $1', [turn.id, JSON.stringify(pending)]);
