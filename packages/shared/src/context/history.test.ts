@@ -2,15 +2,28 @@ import { buildHistory, estimateTokens, summarizeMessages, type HistoryWindow, ty
 
 const say = (role: 'user' | 'assistant', content: string): StoredMessage => ({ role, content, tool_calls: null, tool_call_id: null });
 
-/** 200 messages: 100 exchanges of about 200 characters each way. */
-function longSession(): StoredMessage[] {
+/** 200 messages (or twice `exchanges`): exchanges of about 200 characters each way. */
+function longSession(exchanges = 100): StoredMessage[] {
   const messages: StoredMessage[] = [];
-  for (let i = 1; i <= 100; i++) {
+  for (let i = 1; i <= exchanges; i++) {
     messages.push(say('user', `Question ${i}: ${'tell me more about the garden plan '.repeat(5)}`));
     messages.push(say('assistant', `Answer ${i}: ${'the tomatoes go by the south wall '.repeat(5)}`));
   }
   messages[0] = say('user', 'My name is Ana and the very first thing: the zebra project starts in May.');
   return messages;
+}
+
+/** How many of `windows`, each a request of the turn after the one before, changed the summary; the others only add to the history. */
+function summaryChanges(windows: HistoryWindow[]): number {
+  let changes = 0;
+  windows.slice(1).forEach((window, i) => {
+    const before = windows[i] as HistoryWindow;
+    if (window.summary !== before.summary) changes += 1;
+    // Same summary: the earlier request's history is the start of this one's.
+    else if (window.messages.length > before.messages.length)
+      expect(window.messages.slice(0, before.messages.length)).toEqual(before.messages);
+  });
+  return changes;
 }
 
 const tokens = (messages: StoredMessage[]) => messages.reduce((sum, message) => sum + estimateTokens(message), 0);
@@ -39,17 +52,21 @@ describe('buildHistory', () => {
     const windows = [120, 140, 160, 180, 200].flatMap((from) =>
       Array.from({ length: 10 }, (_, turn) => buildHistory(session.slice(0, from + 2 * turn), 1_500)),
     );
-    let changes = 0;
-    windows.slice(1).forEach((window, i) => {
-      const before = windows[i] as HistoryWindow;
-      if (window.summary !== before.summary) changes += 1;
-      // Same summary: the earlier request's history is the start of this one's.
-      else if (window.messages.length > before.messages.length)
-        expect(window.messages.slice(0, before.messages.length)).toEqual(before.messages);
-    });
+    const changes = summaryChanges(windows);
     // One exchange is about 100 tokens: a window of 1,000 left half full slides every five turns or so.
     expect(changes).toBeGreaterThan(0);
     expect(changes).toBeLessThanOrEqual(windows.length / 3);
+  });
+
+  it('keeps them for several turns too in a session past the 500 messages a step reads', () => {
+    const session = longSession(700);
+    // Each request reads the newest 500 messages, so the first one read moves every turn.
+    const windows = Array.from({ length: 200 }, (_, turn) =>
+      buildHistory(session.slice(900 + 2 * turn - 500, 900 + 2 * turn), 3_000, { cutShort: true }),
+    );
+    const changes = summaryChanges(windows);
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThanOrEqual(windows.length / 4);
   });
 
   it('always keeps the newest exchange, even over budget', () => {

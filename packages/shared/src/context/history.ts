@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { clipText, stripUuids } from '../text';
 
 export interface StoredMessage {
@@ -28,17 +29,28 @@ export function estimateTokens(message: StoredMessage): number {
  * Keeps the newest messages that fit the token budget, cutting only where a user message starts
  * so an assistant's tool calls always travel with their results; what is left out is replaced by
  * a summary. Tool calls without results (a cancelled turn) get a stand-in result so the
- * conversation stays well-formed for the model.
+ * conversation stays well-formed for the model. `cutShort`: `all` is a long session's newest
+ * messages, not its whole conversation (see windowStart).
  */
-export function buildHistory(all: readonly StoredMessage[], tokenBudget: number, summaryChars = 2_000): HistoryWindow {
+export function buildHistory(
+  all: readonly StoredMessage[],
+  tokenBudget: number,
+  { cutShort = false, summaryChars = 2_000 }: { cutShort?: boolean; summaryChars?: number } = {},
+): HistoryWindow {
   const messages = completeToolResults(all).map(sanitize);
   const total = messages.reduce((sum, message) => sum + estimateTokens(message), 0);
   if (total <= tokenBudget) return { messages, summary: null };
   // The summary travels with the window, so its size comes out of the same budget.
-  const start = windowStart(messages, Math.max(0, tokenBudget - Math.ceil(summaryChars / 4)));
+  const { from, start } = windowStart(messages, Math.max(0, tokenBudget - Math.ceil(summaryChars / 4)), cutShort);
   if (start <= 0) return { messages, summary: null };
-  return { messages: messages.slice(start), summary: summarizeMessages(messages.slice(0, start), summaryChars) };
+  return { messages: messages.slice(start), summary: summarizeMessages(messages.slice(from, start), summaryChars) };
 }
+
+/**
+ * About one user message in this many is an anchor (see windowStart), chosen by its text alone.
+ * Fewer anchors move less often but may be missing from the newest 500 messages read.
+ */
+const ANCHOR_EVERY = 32;
 
 /**
  * Where the window starts, found by replaying the conversation as it grew: the start moves only
@@ -47,20 +59,40 @@ export function buildHistory(all: readonly StoredMessage[], tokenBudget: number,
  * change the summary and the first messages of every request, so a provider could serve none of
  * their history from its prompt cache (docs/memory.md#request-layout); this way the requests of
  * the turns that fill half the budget share their summary and history.
+ *
+ * A long session's messages are read from its newest 500 on (`cutShort`), a first message that
+ * moves every turn: a replay from there would cut somewhere else almost every turn, and a summary
+ * of what it cut would change every turn too. So there the replay, and the summary, start at the
+ * first anchor read (before the newest question), a user message picked by a hash of its text as
+ * content-defined chunking picks its boundaries, which stays first for about ANCHOR_EVERY
+ * exchanges; until what follows it passes the budget, or when none is read, at the first message.
  */
-function windowStart(messages: readonly StoredMessage[], budget: number): number {
-  let start = 0;
+function windowStart(messages: readonly StoredMessage[], budget: number, cutShort: boolean): { from: number; start: number } {
+  if (!cutShort) return { from: 0, start: replayedStart(messages, 0, budget) };
+  const newest = messages.findLastIndex((message) => message.role === 'user');
+  const anchor = messages.findIndex((message, i) => i < newest && message.role === 'user' && isAnchor(message));
+  const after = anchor < 0 ? 0 : messages.slice(anchor).reduce((sum, message) => sum + estimateTokens(message), 0);
+  const from = after > budget ? anchor : 0;
+  return { from, start: replayedStart(messages, from, budget) };
+}
+
+function isAnchor(message: StoredMessage): boolean {
+  return createHash('sha1').update(message.content).digest().readUInt32BE(0) % ANCHOR_EVERY === 0;
+}
+
+function replayedStart(messages: readonly StoredMessage[], from: number, budget: number): number {
+  let start = from;
   let used = 0;
   let newestUser = -1;
-  messages.forEach((message, end) => {
-    used += estimateTokens(message);
-    if (message.role === 'user') newestUser = end;
-    if (used <= budget) return;
+  for (let end = from; end < messages.length; end++) {
+    used += estimateTokens(messages[end] as StoredMessage);
+    if (messages[end]?.role === 'user') newestUser = end;
+    if (used <= budget) continue;
     while (start < newestUser && (used > budget / 2 || messages[start]?.role !== 'user')) {
       used -= estimateTokens(messages[start] as StoredMessage);
       start += 1;
     }
-  });
+  }
   return start;
 }
 

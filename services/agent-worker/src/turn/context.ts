@@ -57,7 +57,8 @@ export function buildModelMessages(
     pitfalls: pitfalls.map((pitfall) => pitfallLine(pitfall)),
     relevantDocuments: documents,
   });
-  const history = buildHistory(stored, historyTokenBudget);
+  // A session's newest HISTORY_ROWS, or more (SessionHistories): then its first messages are not read.
+  const history = buildHistory(stored, historyTokenBudget, { cutShort: stored.length >= HISTORY_ROWS });
   const messages = history.messages.map(toChatMessage);
   // Before the newest user message, so the tool calls and results of this turn's earlier steps
   // follow it and repeat from step to step.
