@@ -96,5 +96,5 @@ export function directAddress(channel: ChannelName, externalId: string): Channel
   return channel === 'telegram' ? { channel, chat_id: externalId } : { channel, wa_id: externalId };
 }
 
-/** Webhook bodies: the same 1 MiB as the API (docs/api.md#errors); providers send far less. */
+/** Telegram's webhook bodies: the same 1 MiB as the API (docs/api.md#errors); an update is far less. WhatsApp's: WHATSAPP_BODY_LIMIT. */
 export const WEBHOOK_BODY_LIMIT = '1mb';

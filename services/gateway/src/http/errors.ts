@@ -54,7 +54,10 @@ function toHttpError(error: unknown): HttpError {
     return new HttpError(400, 'validation_failed', 'the request is not valid', error.issues);
   }
   const type = (error as { type?: string } | null)?.type;
-  if (type === 'entity.too.large') return new HttpError(413, 'payload_too_large', 'the request body is over 1 MiB');
+  if (type === 'entity.too.large') {
+    const limit = (error as { limit?: number }).limit ?? 1 << 20;
+    return new HttpError(413, 'payload_too_large', `the request body is over ${limit / (1 << 20)} MiB`);
+  }
   if (type === 'entity.parse.failed') return new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
   if (type === 'charset.unsupported') return new HttpError(400, 'unsupported_encoding', 'the request body must be UTF-8');
   // Content-Encoding names the body's compression, not its charset.

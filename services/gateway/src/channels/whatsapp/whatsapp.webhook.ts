@@ -9,11 +9,16 @@ import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
-import { WEBHOOK_BODY_LIMIT } from '../channel-types';
 import { resendRefusedMessage } from '../notice-resend';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
 import { refusedOutsideWindow } from './whatsapp.statuses';
+
+/**
+ * Meta's webhook bodies can be up to 3 MB (a batch of messages and statuses); a lower limit would
+ * refuse a real batch with 413 on every redelivery, losing all its messages.
+ */
+export const WHATSAPP_BODY_LIMIT = '3mb';
 
 export const whatsappApi = defineRoutes({
   verifySubscription: {
@@ -38,7 +43,7 @@ export const whatsappApi = defineRoutes({
     auth: 'none',
     body: webhookSchema,
     parsesOwnInput: true,
-    responses: { 200: { description: 'accepted' }, 401: failure('missing or invalid signature') },
+    responses: { 200: { description: 'accepted' }, 401: failure('missing or invalid signature'), 413: failure('the body is over 3 MiB') },
   },
 });
 
@@ -83,7 +88,7 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
 
     // The signature covers the exact bytes Meta sent, so this route reads them raw, never re-serialised.
     receiveEvents: {
-      use: [express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT })],
+      use: [express.raw({ type: () => true, limit: WHATSAPP_BODY_LIMIT })],
       handle: async (req, res) => {
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         if (!whatsappSignatureValid(raw, req.get('x-hub-signature-256'), settings.appSecret)) {
