@@ -40,3 +40,10 @@ it('answers a message in a 2 MB batch of status callbacks, as Meta sends up to 3
   expect(tooBig.status).toBe(413);
   expect(((await tooBig.json()) as { error: { message: string } }).error.message).toBe('the request body is over 3 MiB');
 });
+
+it('reads a signed body that starts with a byte order mark, as the API reads JSON', async () => {
+  const waId = `55119${webhooks.nextId()}`;
+  expect((await webhooks.postWhatsApp(`\uFEFF${webhooks.waText(waId, 'after a BOM')}`)).status).toBe(200);
+  await system.waitFor(() => texts(waId).length === 1, 'the answer');
+  expect(texts(waId)).toEqual(['echo: after a BOM']);
+});

@@ -96,7 +96,8 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
         }
         let json: unknown;
         try {
-          json = JSON.parse(raw.toString('utf8'));
+          // TextDecoder drops a leading byte order mark, as the API's JSON parser does; the signature covered it.
+          json = JSON.parse(new TextDecoder().decode(raw));
         } catch {
           throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
         }
