@@ -47,3 +47,15 @@ it('reads a signed body that starts with a byte order mark, as the API reads JSO
   await system.waitFor(() => texts(waId).length === 1, 'the answer');
   expect(texts(waId)).toEqual(['echo: after a BOM']);
 });
+
+it('answers the messages of a batch that has parts of a shape it does not know, with 200, and leaves those out', async () => {
+  const waId = `55119${webhooks.nextId()}`;
+  const payload = JSON.parse(webhooks.waText(waId, 'beside a future field'));
+  payload.entry[0].changes.push({ field: 'a_future_field', value: 'not an object' });
+  payload.entry[0].changes[0].value.messages.push({ from: waId, id: 'wamid.odd', timestamp: '1763800299', type: 'text', text: {} });
+  payload.entry.push({ id: '102290129340398', time: 1763800300 });
+  expect((await webhooks.postWhatsApp(JSON.stringify(payload))).status).toBe(200);
+  await system.waitFor(() => texts(waId).length === 1, 'the answer');
+  expect(texts(waId)).toEqual(['echo: beside a future field']);
+  await system.waitFor(() => system.logs.some((line) => line.includes('"unknownParts":3')), 'the warning');
+});

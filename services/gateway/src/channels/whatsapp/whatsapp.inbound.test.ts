@@ -1,6 +1,7 @@
 import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
-import { isBsuid, verifyQuery, whatsappWebhook } from './whatsapp.schemas';
+import { isBsuid, verifyQuery, webhookChanges, whatsappWebhook } from './whatsapp.schemas';
+import { refusedOutsideWindow } from './whatsapp.statuses';
 
 const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
 
@@ -165,5 +166,23 @@ describe('whatsapp schemas and inbound mapping', () => {
       Object.assign(message, { type, ...detail });
       expect(read(body)).toEqual([]);
     }
+  });
+
+  it('leaves out the parts of a batch of a shape it does not know, and reads the rest', () => {
+    const batch = fixture(whatsappText) as { entry: unknown[] };
+    const entry = batch.entry[0] as { changes: { value: { messages: unknown[]; statuses?: unknown[] } }[] };
+    const value = entry.changes[0]?.value;
+    if (!value) throw new Error('the text fixture has no value');
+    value.messages.unshift({ from: '5511987654321', id: 'wamid.odd', timestamp: '1763800299', type: 'text', text: {} });
+    value.statuses = [
+      { status: 'failed', errors: [{ code: 131047 }] },
+      { id: 'wamid.out', status: 'failed', errors: [{ code: 131047 }] },
+    ];
+    entry.changes.push({ field: 'a_future_field', value: null } as never);
+    batch.entry.push({ id: '102290129340398', time: 1763800300 }, 'a future entry');
+    const payload = whatsappWebhook.parse(batch);
+    expect(read(batch)).toEqual(read(whatsappText));
+    expect(refusedOutsideWindow(payload)).toEqual(['wamid.out']);
+    expect(webhookChanges(payload).unknownParts).toBe(5);
   });
 });

@@ -1,5 +1,5 @@
 import { directAddress, type ChannelIds, type ContentOptions, type InboundContent, type InboundMessage } from '../channel-types';
-import { isBsuid, type WhatsAppMessage, type WhatsAppWebhook } from './whatsapp.schemas';
+import { isBsuid, webhookChanges, type WhatsAppChange, type WhatsAppMessage, type WhatsAppWebhook } from './whatsapp.schemas';
 
 /**
  * Message types that carry nothing to answer (a reaction, a system notice other than a changed
@@ -35,14 +35,15 @@ export function messagesWithoutSender(payload: WhatsAppWebhook): string[] {
     .map(({ message }) => message.id);
 }
 
-type Contact = NonNullable<WhatsAppWebhook['entry'][number]['changes'][number]['value']['contacts']>[number];
+type Contact = NonNullable<WhatsAppChange['value']['contacts']>[number];
 
 /** Every message of the webhook's `messages` changes, in order, with the contacts sent beside it. */
 function received(payload: WhatsAppWebhook): { message: WhatsAppMessage; contacts: Contact[] }[] {
-  return payload.entry
-    .flatMap((entry) => entry.changes)
-    .filter((change) => change.field === 'messages')
-    .flatMap(({ value }) => (value.messages ?? []).map((message) => ({ message, contacts: value.contacts ?? [] })));
+  return webhookChanges(payload)
+    .changes.filter((change) => change.field === 'messages')
+    .flatMap(({ value }) =>
+      (value.messages ?? []).flatMap((message) => (message === null ? [] : [{ message, contacts: value.contacts ?? [] }])),
+    );
 }
 
 function senderIds(message: WhatsAppMessage): ChannelIds | undefined {

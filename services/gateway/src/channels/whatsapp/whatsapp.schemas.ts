@@ -19,6 +19,13 @@ export function bsuidCountry(value: string): string | undefined {
   return isBsuid(value) ? value.slice(0, 2) : undefined;
 }
 
+/**
+ * A part of a webhook (an entry, a change, a message, a status) of a shape this code does not know,
+ * a future one, is read as null and left out, and the rest of its batch read as usual: refusing the
+ * batch would have Meta deliver it again and again, and lose everyone's messages in it.
+ */
+const orUnknown = <T extends z.ZodType>(schema: T) => schema.nullable().catch(null);
+
 /** The parts of WhatsApp Cloud API webhooks we use; loose, since Meta adds fields over time. */
 export const whatsappMessage = z.looseObject({
   /**
@@ -70,15 +77,17 @@ const changeValue = z.looseObject({
       }),
     )
     .optional(),
-  messages: z.array(whatsappMessage).optional(),
+  messages: z.array(orUnknown(whatsappMessage)).optional(),
   // Only a failed send's error codes are read; anything else a status carries is let through.
   statuses: z
     .array(
-      z.looseObject({
-        id: z.string(),
-        status: z.string(),
-        errors: z.array(z.looseObject({ code: z.number().optional() })).optional(),
-      }),
+      orUnknown(
+        z.looseObject({
+          id: z.string(),
+          status: z.string(),
+          errors: z.array(z.looseObject({ code: z.number().optional() })).optional(),
+        }),
+      ),
     )
     .optional(),
 });
@@ -86,13 +95,26 @@ const changeValue = z.looseObject({
 export const whatsappWebhook = z.looseObject({
   object: z.string(),
   entry: z.array(
-    z.looseObject({
-      id: z.string(),
-      changes: z.array(z.looseObject({ field: z.string(), value: changeValue })),
-    }),
+    orUnknown(
+      z.looseObject({
+        id: z.string(),
+        changes: z.array(orUnknown(z.looseObject({ field: z.string(), value: changeValue }))),
+      }),
+    ),
   ),
 });
 export type WhatsAppWebhook = z.infer<typeof whatsappWebhook>;
+export type WhatsAppChange = NonNullable<NonNullable<WhatsAppWebhook['entry'][number]>['changes'][number]>;
+
+/** The changes of a webhook, in order, and how many of its parts were of a shape left out (see orUnknown). */
+export function webhookChanges(payload: WhatsAppWebhook): { changes: WhatsAppChange[]; unknownParts: number } {
+  const entries = payload.entry.filter((entry) => entry !== null);
+  const all = entries.flatMap((entry) => entry.changes);
+  const changes = all.filter((change) => change !== null);
+  const items = changes.flatMap(({ value }) => [...(value.messages ?? []), ...(value.statuses ?? [])]);
+  const unknownParts = [payload.entry, all, items].reduce((sum, parts) => sum + parts.filter((part) => part === null).length, 0);
+  return { changes, unknownParts };
+}
 
 export const verifyQuery = z.object({
   'hub.mode': z.literal('subscribe'),

@@ -1,4 +1,4 @@
-import { OUTSIDE_WINDOW_CODE, type WhatsAppWebhook } from './whatsapp.schemas';
+import { OUTSIDE_WINDOW_CODE, webhookChanges, type WhatsAppWebhook } from './whatsapp.schemas';
 
 /**
  * Ids of the messages a webhook's status callbacks report failed for being sent outside the
@@ -6,9 +6,9 @@ import { OUTSIDE_WINDOW_CODE, type WhatsAppWebhook } from './whatsapp.schemas';
  * other status (sent, delivered, read, a failure of another kind) is ignored.
  */
 export function refusedOutsideWindow(payload: WhatsAppWebhook): string[] {
-  return payload.entry
-    .flatMap((entry) => entry.changes)
-    .flatMap((change) => change.value.statuses ?? [])
-    .filter((status) => status.status === 'failed' && status.errors?.some((error) => error.code === OUTSIDE_WINDOW_CODE))
-    .map((status) => status.id);
+  return webhookChanges(payload)
+    .changes.flatMap((change) => change.value.statuses ?? [])
+    .flatMap((status) =>
+      status?.status === 'failed' && status.errors?.some((error) => error.code === OUTSIDE_WINDOW_CODE) ? [status.id] : [],
+    );
 }

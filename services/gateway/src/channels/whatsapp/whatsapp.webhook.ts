@@ -11,7 +11,7 @@ import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { resendRefusedMessage } from '../notice-resend';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
-import { verifyQuery, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
+import { verifyQuery, webhookChanges, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
 import { refusedOutsideWindow } from './whatsapp.statuses';
 
 /**
@@ -102,6 +102,8 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
           throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
         }
         const payload = parse(webhookSchema, cleanWebhookBody(json));
+        const { unknownParts } = webhookChanges(payload);
+        if (unknownParts > 0) runtime.logger.warn({ unknownParts }, 'whatsapp webhook parts of an unknown shape are left out');
         const unanswerable = messagesWithoutSender(payload);
         if (unanswerable.length > 0) {
           runtime.logger.warn({ messageIds: unanswerable }, 'whatsapp messages with neither a phone number nor a BSUID are not answered');
