@@ -71,6 +71,13 @@ describe('telegram schemas and inbound mapping', () => {
     });
   });
 
+  it("keeps a group's /link@bot CODE, from the command menu, a link command with its code", async () => {
+    const update = fixture(telegramGroupMention);
+    update.message.text = '/link@nexo_assistant_bot ABC-123';
+    update.message.entities = [{ offset: 0, length: 24, type: 'bot_command' }];
+    expect((await read(update))?.content).toEqual({ kind: 'text', text: '/link ABC-123' });
+  });
+
   it('stays silent in a group unless mentioned or replied to', async () => {
     const plain = fixture(telegramGroupMention);
     plain.message.text = 'lista meus hábitos';

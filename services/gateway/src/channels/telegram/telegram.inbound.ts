@@ -118,10 +118,17 @@ export function addressesBot(message: TelegramMessage, username: string): boolea
 
 /**
  * The text without the bot's @username and the spaces it leaves, one space kept between the words
- * around it; the person's own line breaks and indentation (a list, some code) stay as written.
+ * around it; the person's own line breaks and indentation (a list, some code) stay as written. A
+ * handle glued to what comes before (`/link@bot CODE`) keeps the space after it.
  */
 function withoutMention(text: string, username: string): string {
   const escaped = username.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const mention = new RegExp(`([ \\t]*)@${escaped}(?![A-Za-z0-9_])([ \\t]*)`, 'gi');
-  return text.replace(mention, (_match, before: string, after: string) => (before && after ? ' ' : '')).trim();
+  const glued = (offset: number) => offset > 0 && /\S/.test(text.charAt(offset - 1));
+  return text
+    .replace(mention, (_match, before: string, after: string, offset: number) => {
+      if (before && after) return ' ';
+      return !before && glued(offset) ? after : '';
+    })
+    .trim();
 }
