@@ -40,6 +40,8 @@ export interface InboundMessage {
   group?: string;
   replyTo: ChannelAddress;
   content: InboundContent;
+  /** The album it belongs to (Telegram `media_group_id`): one update per item, one unsupported reply for them all. */
+  album?: string;
 }
 
 export interface Button {

@@ -176,6 +176,19 @@ async function record(
   return { rowId, outcome, redelivered: false, message };
 }
 
+/**
+ * Whether an unsupported message is the first of its album to say so: an album arrives as one
+ * update per item, and one reply is enough. Its mark is a row of its own, in the same transaction.
+ */
+async function firstOfAlbum(client: DbClient, message: InboundMessage, userId: string): Promise<boolean> {
+  if (message.album === undefined) return true;
+  const marked = await client.query(
+    `INSERT INTO channel_messages (channel, external_id, user_id) VALUES ($1, $2, $3) ON CONFLICT (channel, external_id) DO NOTHING`,
+    [message.channel, `album:${message.album}`, userId],
+  );
+  return marked.rowCount === 1;
+}
+
 async function handle(
   client: DbClient,
   runtime: Runtime,
@@ -215,6 +228,7 @@ async function handle(
   if (!userId) return none;
   if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   if (content.kind === 'unsupported') {
+    if (!(await firstOfAlbum(client, message, userId))) return { ...none, userId };
     return { ...none, userId, reply: config.VISION ? REPLIES.unsupportedWithVision : REPLIES.unsupported };
   }
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };

@@ -70,6 +70,7 @@ export async function telegramInbound(
     ...(inGroup ? { group: String(message.chat.id) } : {}),
     replyTo: chatAddress(message),
     content,
+    ...(message.media_group_id === undefined ? {} : { album: `${message.chat.id}:${message.media_group_id}` }),
   };
 }
 

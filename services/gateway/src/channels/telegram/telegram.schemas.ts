@@ -31,6 +31,7 @@ export const telegramMessage = z.looseObject({
   voice: file.optional(),
   audio: file.optional(),
   photo: z.array(photoSize).optional(),
+  media_group_id: z.string().optional(),
   entities: z.array(entity).optional(),
   caption_entities: z.array(entity).optional(),
   reply_to_message: z.looseObject({ message_id: z.number().int().optional(), from: telegramUser.optional() }).optional(),

@@ -1,0 +1,59 @@
+import { fixture, telegramPhoto } from './helpers/channel-fixtures';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { FakeModel, userText } from '../scripts/lib/fake-model';
+import { FakeTelegram } from './helpers/fake-telegram';
+import { TestSystem } from '../scripts/lib/system';
+
+/** Telegram updates in the shapes a real bot receives beyond a single message (docs/channels.md#message-content). */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const system = new TestSystem();
+const TG_SECRET = 'tg-updates-secret';
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused');
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start()]);
+  model.script = (body) => ({ content: `echo: ${userText(body)}` });
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TELEGRAM_BOT_TOKEN: '123456:test-token',
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+    },
+  });
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop()]);
+});
+
+/** One item of album `album` sent by `chat`, as Telegram delivers it: an update of its own. */
+function albumPhoto(chat: number, album: string) {
+  const photo = fixture(telegramPhoto);
+  photo.update_id = webhooks.nextId();
+  Object.assign(photo.message, {
+    message_id: webhooks.nextId(),
+    from: { ...photo.message.from, id: chat },
+    chat: { ...photo.message.chat, id: chat },
+    media_group_id: album,
+  });
+  return photo;
+}
+
+describe('Telegram updates', () => {
+  it('answers an album the system cannot read with one reply, not one per item', async () => {
+    const chat = webhooks.nextId();
+    const items = [albumPhoto(chat, 'album-1'), albumPhoto(chat, 'album-1'), albumPhoto(chat, 'album-1')];
+    for (const item of items) expect((await webhooks.postTelegram(item)).status).toBe(200);
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'after the album'))).status).toBe(200);
+    // A chat's messages go out in the order they were queued: the echo comes after every reply to the album.
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'echo: after the album'), 'the echo');
+    expect(telegram.received(chat).map((call) => call.body.text)).toEqual([
+      expect.stringContaining('I can only read text messages'),
+      'echo: after the album',
+    ]);
+  });
+});
