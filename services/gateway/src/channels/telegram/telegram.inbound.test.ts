@@ -96,6 +96,16 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(reply)).toMatchObject({ content: { kind: 'text', text: 'lista meus hábitos' } });
   });
 
+  it('ignores a command for another bot in a group, even as a reply to this bot', async () => {
+    const update = fixture(telegramGroupMention);
+    Object.assign(update.message, {
+      text: '/new@other_bot',
+      entities: [{ offset: 0, length: 14, type: 'bot_command' }],
+      reply_to_message: { message_id: 1, from: { id: 7, is_bot: true, first_name: 'Nexo', username: 'nexo_assistant_bot' } },
+    });
+    expect(await read(update)).toBeUndefined();
+  });
+
   it('addresses a message in a forum topic, or a press under one, to that topic; General and reply threads to the chat', async () => {
     const chat = { channel: 'telegram', chat_id: '-1001234567890' };
     expect((await read(inForumTopic(fixture(telegramGroupMention), 42)))?.replyTo).toEqual({ ...chat, message_thread_id: 42 });

@@ -103,16 +103,21 @@ function largestPhoto(sizes: NonNullable<TelegramMessage['photo']>) {
   return fitting.sort((a, b) => b.width * b.height - a.width * a.height)[0];
 }
 
-/** Mentioned by @username (also `/command@username`), a bare command, or a reply to the bot's message. */
+/**
+ * Mentioned by @username (also `/command@username`), a bare command, or a reply to the bot's
+ * message; never a command for another bot (`/new@other_bot`), even in a reply to this one's.
+ */
 export function addressesBot(message: TelegramMessage, username: string): boolean {
   const handle = `@${username}`.toLowerCase();
   const text = message.text ?? message.caption ?? '';
   const entities = message.text !== undefined ? message.entities : message.caption_entities;
-  const mentioned = (entities ?? []).some((entity) => {
-    const piece = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
-    if (entity.type === 'mention') return piece === handle;
-    return entity.type === 'bot_command' && entity.offset === 0 && (!piece.includes('@') || piece.endsWith(handle));
-  });
+  const pieces = (entities ?? []).map((entity) => ({
+    entity,
+    piece: text.slice(entity.offset, entity.offset + entity.length).toLowerCase(),
+  }));
+  const command = pieces.find(({ entity }) => entity.type === 'bot_command' && entity.offset === 0)?.piece;
+  if (command?.includes('@') && !command.endsWith(handle)) return false;
+  const mentioned = command !== undefined || pieces.some(({ entity, piece }) => entity.type === 'mention' && piece === handle);
   const repliedTo = message.reply_to_message?.from;
   return mentioned || (repliedTo?.is_bot === true && repliedTo.username?.toLowerCase() === username.toLowerCase());
 }
