@@ -106,6 +106,16 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(update)).toBeUndefined();
   });
 
+  it("ignores a message sent on behalf of a chat, a channel's post forwarded into its discussion group", async () => {
+    const update = fixture(telegramGroupMention);
+    Object.assign(update.message, {
+      from: { id: 777000, is_bot: false, first_name: 'Telegram' },
+      sender_chat: { id: -1009876543210, type: 'channel', title: 'News' },
+      is_automatic_forward: true,
+    });
+    expect(await read(update)).toBeUndefined();
+  });
+
   it('addresses a message in a forum topic, or a press under one, to that topic; General and reply threads to the chat', async () => {
     const chat = { channel: 'telegram', chat_id: '-1001234567890' };
     expect((await read(inForumTopic(fixture(telegramGroupMention), 42)))?.replyTo).toEqual({ ...chat, message_thread_id: 42 });

@@ -30,8 +30,8 @@ export type BotUsername = () => Promise<string>;
 
 /**
  * Turns an update into a message for the inbound pipeline, or undefined when the bot should
- * stay silent: edits, service messages, and group messages that neither mention the bot nor
- * reply to it.
+ * stay silent: edits, service messages, messages sent on behalf of a chat, and group messages
+ * that neither mention the bot nor reply to it.
  */
 export async function telegramInbound(
   update: TelegramUpdate,
@@ -52,7 +52,8 @@ export async function telegramInbound(
     };
   }
   const message = update.message;
-  if (!message?.from || message.from.is_bot) return undefined;
+  // Sent on behalf of a chat, it has no person behind it: its `from` (777000 for a channel's post) is shared by all.
+  if (!message?.from || message.from.is_bot || message.sender_chat) return undefined;
   const content = readContent(message, options);
   if (!content) return undefined;
   const inGroup = message.chat.type !== 'private';

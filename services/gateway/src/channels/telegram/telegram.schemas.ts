@@ -21,6 +21,8 @@ const entity = z.looseObject({ type: z.string(), offset: z.number().int(), lengt
 export const telegramMessage = z.looseObject({
   message_id: z.number().int().optional(),
   from: telegramUser.optional(),
+  /** Sent on behalf of a chat (a channel, an anonymous admin's group): `from` is then a placeholder user Telegram shares. */
+  sender_chat: z.looseObject({ id: z.number().int() }).optional(),
   chat: z.looseObject({ id: z.number().int(), type: z.string(), title: z.string().optional() }),
   /** The topic's id when `is_topic_message`; else the thread a reply belongs to, which is no topic. */
   message_thread_id: z.number().int().optional(),
