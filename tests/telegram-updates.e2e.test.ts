@@ -1,7 +1,10 @@
+import type pg from 'pg';
 import { fixture, telegramPhoto } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
-import { FakeModel, userText } from '../scripts/lib/fake-model';
+import { testDb } from './helpers/db';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { FakeTelegram } from './helpers/fake-telegram';
+import { telegramGroupText } from './helpers/telegram-updates';
 import { TestSystem } from '../scripts/lib/system';
 
 /** Telegram updates in the shapes a real bot receives beyond a single message (docs/channels.md#message-content). */
@@ -10,10 +13,16 @@ const telegram = new FakeTelegram();
 const system = new TestSystem();
 const TG_SECRET = 'tg-updates-secret';
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused');
+let db: pg.Pool;
 
 beforeAll(async () => {
   await Promise.all([model.start(), telegram.start()]);
-  model.script = (body) => ({ content: `echo: ${userText(body)}` });
+  model.script = (body) => {
+    const folder = /^make folder (.+)$/.exec(userText(body))?.[1];
+    if (!folder) return { content: `echo: ${userText(body)}` };
+    return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+  };
+  db = testDb();
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
@@ -28,6 +37,7 @@ afterAll(async () => {
   if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
   await system.stop();
   await Promise.all([model.stop(), telegram.stop()]);
+  await db.end();
 });
 
 /** One item of album `album` sent by `chat`, as Telegram delivers it: an update of its own. */
@@ -55,5 +65,27 @@ describe('Telegram updates', () => {
       expect.stringContaining('I can only read text messages'),
       'echo: after the album',
     ]);
+  });
+
+  it('takes a plain "yes" in a group for a message there, not for the approval waiting in the direct chat', async () => {
+    const member = webhooks.nextId();
+    const group = -webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(member, 'make folder Taxes'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(member)[0]?.body.reply_markup, 'the approval request');
+
+    const inGroup = telegramGroupText(group, member, 'yes', webhooks.nextId(), `@${telegram.bot.username}`);
+    expect((await webhooks.postTelegram(inGroup)).status).toBe(200);
+    await system.waitFor(() => telegram.received(group).length === 1, 'the group answer');
+    expect(telegram.received(group)[0]?.body.text).toBe('echo: yes');
+    const pending = await db.query(
+      `SELECT a.id FROM approvals a JOIN channel_identities i ON i.user_id = a.user_id
+       WHERE i.channel = 'telegram' AND i.external_id = $1 AND a.status = 'pending'`,
+      [String(member)],
+    );
+    expect(pending.rowCount).toBe(1);
+
+    // In the direct chat, where it was asked, the same word decides it.
+    expect((await webhooks.postTelegram(webhooks.tgText(member, 'yes'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(member).some((call) => call.body.text === 'Created Taxes.'), 'the result');
   });
 });

@@ -23,14 +23,21 @@ export async function applyDecision(runtime: Runtime, userId: string, decision: 
 
 /**
  * What a plain yes/no answers: the user's only open question (a pending approval or a turn
- * waiting for "continue?"). With none, or more than one, it is an ordinary message.
+ * waiting for "continue?") in the session the message goes to, so a "yes" in a group never
+ * decides what was asked in a direct chat. With none, or more than one, it is an ordinary message.
  */
-export async function openQuestionDecision(db: Queryable, userId: string, yes: boolean): Promise<ChannelDecision | undefined> {
+export async function openQuestionDecision(
+  db: Queryable,
+  userId: string,
+  sessionKey: string,
+  yes: boolean,
+): Promise<ChannelDecision | undefined> {
   const open = await db.query<{ kind: 'approval' | 'continue'; id: string }>(
-    `(SELECT 'approval' AS kind, id FROM approvals WHERE user_id = $1 AND status = 'pending' AND expires_at > NOW() LIMIT 2)
+    `(SELECT 'approval' AS kind, a.id FROM approvals a JOIN turns t ON t.id = a.turn_id
+      WHERE a.user_id = $1 AND a.status = 'pending' AND a.expires_at > NOW() AND t.session_key = $2 LIMIT 2)
      UNION ALL
-     (SELECT 'continue' AS kind, id FROM turns WHERE user_id = $1 AND status = 'awaiting_user' LIMIT 2)`,
-    [userId],
+     (SELECT 'continue' AS kind, id FROM turns WHERE user_id = $1 AND status = 'awaiting_user' AND session_key = $2 LIMIT 2)`,
+    [userId, sessionKey],
   );
   const [only, other] = open.rows;
   if (!only || other) return undefined;
