@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { approvalButtons } from './buttons';
-import { outboundParts } from './outbound';
+import { outboundParts, renderTurnEvent } from './outbound';
 
 const telegram = { text: 4_000, withButtons: 4_000 };
 const whatsapp = { text: 4_000, withButtons: 1_000 };
@@ -32,5 +32,20 @@ describe('outboundParts', () => {
     const template = { name: 'reminder_notice', language: 'en' };
     expect(outboundParts({ text: 'x '.repeat(3_000), template }, whatsapp)).toEqual([{ text: 'x '.repeat(3_000), template }]);
     expect(outboundParts({ text: ' ', template }, whatsapp)).toEqual([]);
+  });
+});
+
+describe('renderTurnEvent', () => {
+  const errorEvent = (code: string, message: string) =>
+    renderTurnEvent(undefined as never, {
+      turnId: randomUUID(),
+      to: { channel: 'telegram', chat_id: '42' },
+      event: { type: 'error', code, message },
+    });
+
+  it("shows a disabled account's error as written, not as a failure to try again", async () => {
+    const disabled = 'This account is disabled, so the assistant cannot answer.';
+    expect(await errorEvent('user_disabled', disabled)).toEqual({ text: disabled });
+    expect((await errorEvent('model_error', 'upstream said 500')).text).toContain('Please try again');
   });
 });

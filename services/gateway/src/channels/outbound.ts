@@ -12,6 +12,9 @@ export interface OutboundMessage {
   template?: MessageTemplate;
 }
 
+/** Error codes whose message the system wrote for the user (agent-worker turn/budget-check.ts), shown as they are. */
+const OWN_ERRORS: ReadonlySet<string> = new Set(['budget_exhausted', 'user_disabled']);
+
 /**
  * How a turn event reads in a chat. Approvals name the task as the event stream's
  * `task_list` describes it (refs and names, never UUIDs).
@@ -34,9 +37,10 @@ export async function renderTurnEvent(db: Queryable, data: JobData<'deliveries',
       return { text: eventSchemas.ask_user_continue.parse(event).question, buttons: continueButtons(data.turnId) };
     case 'error': {
       // The event's message may quote a provider's error: the chat gets a plain apology instead,
-      // except for the budget's, which we wrote ourselves and which says when it resets.
+      // except for ours: the budget's, which says when it resets, and a disabled account's (a
+      // message accepted before an admin disabled its user), which "try again" would mislead.
       const error = eventSchemas.error.parse(event);
-      if (error.code === 'budget_exhausted') return { text: error.message };
+      if (OWN_ERRORS.has(error.code)) return { text: error.message };
       return { text: 'Sorry, something went wrong and I could not finish that. Please try again.' };
     }
   }
