@@ -319,6 +319,38 @@ describe('a voice note keeps its place in its session', () => {
     expect(telegram.received(chat)[1]?.body.text).toBe('echo: still there?');
     expect(await userMessagesOf('telegram', String(chat))).toEqual(['still there?']);
   });
+
+  it('a voice note whose user an admin disables while it waits is not transcribed again: the chat is told the account is disabled', async () => {
+    const chat = webhooks.nextId();
+    const audio = 'voice of a user disabled meanwhile';
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const previous = model.transcribe;
+    model.transcribe = async (request) => {
+      if (request.audio !== audio) return previous(request);
+      await released;
+      return { status: 500 };
+    };
+    telegram.addFile('voice-disabled', 'voice/disabled.oga', audio);
+    expect((await webhooks.postTelegram(tgVoice(chat, 'voice-disabled'))).status).toBe(200);
+    await system.waitFor(() => model.transcriptions.some((request) => request.audio === audio), 'the transcription request');
+    const identity = await db.query<{ user_id: string }>(
+      `SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`,
+      [String(chat)],
+    );
+    const disabled = await fetch(`${system.url}/v1/admin/users/${identity.rows[0]?.user_id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${system.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ disabled: true }),
+    });
+    expect(disabled.status).toBe(200);
+    // The attempt under way fails; the retry finds the user disabled and makes no call.
+    release();
+
+    await system.waitFor(() => telegram.received(chat).length === 1, 'the reply');
+    expect(telegram.received(chat)[0]?.body.text).toContain('This account is disabled');
+    expect(model.transcriptions.filter((request) => request.audio === audio)).toHaveLength(1);
+  });
 });
 
 describe('photos with VISION=true', () => {

@@ -9,6 +9,7 @@ import {
   sliceText,
   voiceIsPending,
   VOICE_MAX_BYTES,
+  VOICE_PLACEHOLDER,
   withTransaction,
   type ChannelAddress,
   type JobHandler,
@@ -17,6 +18,7 @@ import {
 import { withoutControlCharacters } from '../http/input-guard';
 import type { Transcriber } from '../llm/transcriber';
 import { insertTurn } from '../turns/submit-message';
+import { isUserDisabled } from '../users/users.service';
 import { pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
 
@@ -96,6 +98,9 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
       if (voice.unheard) await reply(voice.reply_to, VOICE_FAILED_REPLY, channelMessageId);
       return;
     }
+    // No model call for a user an admin disabled, as for their turns (agent-worker turn/budget-check.ts): the
+    // placeholder stays in its place, and the turn ends with the disabled account's error, which the chat is shown.
+    if (await isUserDisabled(db, row.user_id)) return settleAndFlush(channelMessageId, voice, VOICE_PLACEHOLDER);
 
     let text: string;
     try {
