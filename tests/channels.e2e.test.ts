@@ -46,6 +46,11 @@ beforeAll(async () => {
     const folder = /^make folder (.+)$/.exec(text)?.[1];
     if (folder)
       return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    const pair = /^make folders (.+) and (.+)$/.exec(text);
+    if (pair)
+      return afterTools(body)
+        ? { content: 'Done as you said.' }
+        : { toolCalls: pair.slice(1).map((name) => ({ name: 'create_folder', arguments: { name } })) };
     if (text === 'long answer') return { content: LONG, chunkSize: 500 };
     // Answered well within the typing ticker's 500 ms beat.
     if (text.startsWith('brief')) return { content: `echo: ${text}`, delayMs: 150 };
@@ -555,6 +560,29 @@ describe('WhatsApp', () => {
     expect((await postWhatsApp(waText(waId, 'Sim'))).status).toBe(200);
     await system.waitFor(() => graph.received(waId).length === 2, 'the result');
     expect(graph.received(waId)[1]?.body.text.body).toBe('Created Casa.');
+    expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
+  });
+
+  it('answers several approvals of one turn with plain words, one each, in the order they were asked', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await postWhatsApp(waText(waId, 'make folders Sala and Quarto'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 2, 'both approval requests');
+    expect(graph.received(waId).map((call) => call.body.interactive.body.text)).toEqual([
+      'May I do this?\nCreate folder "Sala"',
+      'May I do this?\nCreate folder "Quarto"',
+    ]);
+
+    expect((await postWhatsApp(waText(waId, 'Sim!'))).status).toBe(200);
+    const userId = await identityUserId('whatsapp', waId);
+    const decided = (status: string) =>
+      count(`SELECT COUNT(*)::int AS n FROM approvals WHERE user_id = $1 AND status = $2`, [userId, status]);
+    await system.waitFor(async () => (await decided('approved')) === 1, 'the first approval decided');
+    expect((await postWhatsApp(waText(waId, 'NÃO.'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 3, 'the answer');
+    expect(graph.received(waId)[2]?.body.text.body).toBe('Done as you said.');
+    expect(await decided('rejected')).toBe(1);
+    const folders = await db.query('SELECT name FROM folders WHERE user_id = $1 ORDER BY name', [userId]);
+    expect(folders.rows).toEqual([{ name: 'Sala' }]);
     expect(await turnsOf('whatsapp', waId)).toHaveLength(1);
   });
 

@@ -22,9 +22,10 @@ export async function applyDecision(runtime: Runtime, userId: string, decision: 
 }
 
 /**
- * What a plain yes/no answers: the user's only open question (a pending approval or a turn
- * waiting for "continue?") in the session the message goes to, so a "yes" in a group never
- * decides what was asked in a direct chat. With none, or more than one, it is an ordinary message.
+ * What a plain yes/no answers: the first open question (a pending approval or a turn waiting for
+ * "continue?") in the session the message goes to, so a "yes" in a group never decides what was
+ * asked in a direct chat. A session has one waiting turn at most; the approvals of its step are
+ * answered one per reply, in the order they were asked. With none, it is an ordinary message.
  */
 export async function openQuestionDecision(
   db: Queryable,
@@ -33,15 +34,16 @@ export async function openQuestionDecision(
   yes: boolean,
 ): Promise<ChannelDecision | undefined> {
   const open = await db.query<{ kind: 'approval' | 'continue'; id: string }>(
-    `(SELECT 'approval' AS kind, a.id FROM approvals a JOIN turns t ON t.id = a.turn_id
-      WHERE a.user_id = $1 AND a.status = 'pending' AND a.expires_at > NOW() AND t.session_key = $2 LIMIT 2)
+    `(SELECT 'approval' AS kind, a.id FROM approvals a JOIN turns t ON t.id = a.turn_id JOIN tasks k ON k.id = a.task_id
+      WHERE a.user_id = $1 AND a.status = 'pending' AND a.expires_at > NOW() AND t.session_key = $2
+      ORDER BY a.created_at, k.position LIMIT 1)
      UNION ALL
-     (SELECT 'continue' AS kind, id FROM turns WHERE user_id = $1 AND status = 'awaiting_user' AND session_key = $2 LIMIT 2)`,
+     (SELECT 'continue' AS kind, id FROM turns WHERE user_id = $1 AND status = 'awaiting_user' AND session_key = $2 LIMIT 1)`,
     [userId, sessionKey],
   );
-  const [only, other] = open.rows;
-  if (!only || other) return undefined;
-  return only.kind === 'approval'
-    ? { kind: 'approval', approvalId: only.id, approve: yes }
-    : { kind: 'continue', turnId: only.id, proceed: yes };
+  const [first] = open.rows;
+  if (!first) return undefined;
+  return first.kind === 'approval'
+    ? { kind: 'approval', approvalId: first.id, approve: yes }
+    : { kind: 'continue', turnId: first.id, proceed: yes };
 }
