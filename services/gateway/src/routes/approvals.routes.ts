@@ -42,15 +42,17 @@ export function approvalRoutes(runtime: Runtime): Router {
   return apiRouter(approvalApi, {
     listApprovals: async (req, res, { query }) => {
       // An approval past its TTL reads as expired even before the expiry job has run. `approval_id`
-      // is the name every event uses; `id` stays for clients written before it.
+      // is the name every event uses; `id` stays for clients written before it. The approvals of
+      // one model step share created_at (one transaction): they follow their tasks' order.
       const found = await db.query(
-        `SELECT * FROM (
-           SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
-                  CASE WHEN a.status = 'pending' AND a.expires_at <= NOW() THEN 'expired' ELSE a.status END AS status,
-                  t.session_key, a.created_at, a.expires_at, a.decided_at
-           FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id
-           WHERE a.user_id = $1) approvals
-         WHERE $2::text IS NULL OR status = $2 ORDER BY created_at`,
+        `SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
+                shown.status, t.session_key, a.created_at, a.expires_at, a.decided_at
+         FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN a.status = 'pending' AND a.expires_at <= NOW() THEN 'expired' ELSE a.status END AS status
+         ) shown
+         WHERE a.user_id = $1 AND ($2::text IS NULL OR shown.status = $2)
+         ORDER BY a.created_at, a.turn_id, k.position`,
         [userOf(req), query.status ?? null],
       );
       res.json(found.rows);
