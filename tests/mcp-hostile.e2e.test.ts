@@ -25,6 +25,7 @@ beforeAll(async () => {
   model.script = byUserText({
     'ping:': once('hostile__ping', {}),
     'broken text:': once('hostile__broken_text', {}),
+    'locked:': once('hostile__locked', {}),
     // Each extra "a" doubles the time a backtracking RegExp takes to refuse it: hours here.
     'flood json:': once('flood__flood_json', {}),
     'flood event:': once('flood__flood_event', {}),
@@ -69,6 +70,13 @@ it('fails a call whose error text holds a NUL and a lone surrogate with that tex
   const { events } = await user.converse('broken text: try it');
   const failed = events.find((event) => event.event === 'task_update' && event.data.status === 'failed')?.data;
   expect(failed?.error).toBe('bad input \uFFFD here');
+  expect(events.at(-1)?.data.status).toBe('completed');
+});
+
+it('shows the UUID in a JSON-RPC error of a tool as a ref, as in a result, so the model can name the record', async () => {
+  const user = await api.createUser(system.adminToken);
+  const { events } = await user.converse('locked: try it');
+  expect(String(find(events, 'tool_failed')?.error)).toContain('Record hostile_1 is locked');
   expect(events.at(-1)?.data.status).toBe('completed');
 });
 

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fail, mcpServerOf, RefRegistry, stripUuids, ToolInputError, type Runtime, type ToolResult } from '@assistant/shared';
 import type { Attempt, Refusal, ToolPlan } from '../tool-plan';
 import type { ToolTask } from '../run-tool';
@@ -95,6 +95,8 @@ export class McpToolCaller {
       result = await connection.call(toolName, args, controller.signal, timeoutMs);
     } catch (error) {
       if (controller.signal.aborted) return { kind: 'timeout' };
+      // The server's own error answer: a UUID in it gets its ref, as in a result, so the model can name the record.
+      if (error instanceof McpError) return { kind: 'error', message: await refs.hide(capText(error.message)) };
       return { kind: 'error', message: stripUuids(error instanceof Error ? error.message : String(error)) };
     } finally {
       clearTimeout(timer);
