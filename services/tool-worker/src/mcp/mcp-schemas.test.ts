@@ -29,6 +29,15 @@ describe('toMcpTool', () => {
     expect(schemaProblems(tool?.validate as never)).toBe("arguments: must have required property 'path'");
   });
 
+  it('compiles a schema listed again only once, as ajv keeps every schema it compiles: relisting on each reconnect grew the worker without end', () => {
+    const listed = () => toMcpTool('docs', { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } });
+    const first = listed().tool?.validate;
+    expect(first).toBeDefined();
+    expect(listed().tool?.validate).toBe(first);
+    const other = toMcpTool('docs', { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'number' } } } });
+    expect(other.tool?.validate({ q: 'text' })).toBe(false);
+  });
+
   it('shortens a description past 1,024 characters, and leaves out a tool whose schema is over 32 KB', () => {
     const long = toMcpTool('docs', { name: 'search', description: 'Searches the docs. '.repeat(100), inputSchema: { type: 'object' } });
     expect(long.tool?.entry.description.length).toBeLessThanOrEqual(1_024);

@@ -47,6 +47,20 @@ const ajv = new Ajv2020({
   code: { regExp: linearRegExp },
 });
 
+/** Validators by schema text: ajv keeps every schema object it compiles, and servers list the same ones again on every reconnect. */
+const validators = new Map<string, ValidateFunction>();
+
+function compiled(schema: Record<string, unknown>): ValidateFunction {
+  // ajv resolves a `$ref` to the root (`#`, a tree of nodes) only against a schema with an `$id`.
+  const withId = schema.$id === undefined ? { ...schema, $id: ROOT_ID } : schema;
+  const key = JSON.stringify(withId);
+  const known = validators.get(key);
+  if (known) return known;
+  const validate = ajv.compile(withId);
+  validators.set(key, validate);
+  return validate;
+}
+
 /**
  * A server's tool in our registry's terms, with its compiled argument validator; undefined (with
  * the reason) for a tool the model could not call: a name that does not fit a function name, or
@@ -64,8 +78,7 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
   if (parameters.length > SCHEMA_CAP) return { problem: `tool ${name} has an input schema over ${SCHEMA_CAP} characters` };
   let validate: ValidateFunction;
   try {
-    // ajv resolves a `$ref` to the root (`#`, a tree of nodes) only against a schema with an `$id`.
-    validate = ajv.compile(schema.$id === undefined ? { ...schema, $id: ROOT_ID } : schema);
+    validate = compiled(schema);
   } catch (error) {
     return { problem: `tool ${name} has an invalid input schema: ${error instanceof Error ? error.message : String(error)}` };
   }
