@@ -38,6 +38,16 @@ describe('toMcpTool', () => {
     expect(other.tool?.validate({ q: 'text' })).toBe(false);
   });
 
+  it('takes a schema that says it is draft-07 by the rules of draft-07, as a tuple written `items: [...]`', () => {
+    const point = { type: 'array', items: [{ type: 'number' }, { type: 'number' }], minItems: 2, maxItems: 2 };
+    const draft07 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' as const, properties: { point } };
+    const { tool } = toMcpTool('maps', { name: 'pin', inputSchema: draft07 });
+    expect(tool?.entry.parameters).toEqual({ type: 'object', properties: { point } });
+    expect(tool?.validate({ point: [1, 2] })).toBe(true);
+    expect(tool?.validate({ point: [1, 'north'] })).toBe(false);
+    expect(schemaProblems(tool?.validate as never)).toBe('point.1: must be number');
+  });
+
   it('shortens a description past 1,024 characters, and leaves out a tool whose schema is over 32 KB', () => {
     const long = toMcpTool('docs', { name: 'search', description: 'Searches the docs. '.repeat(100), inputSchema: { type: 'object' } });
     expect(long.tool?.entry.description.length).toBeLessThanOrEqual(1_024);

@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import { RE2JS } from 're2js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -39,21 +40,20 @@ linearRegExp.code = 'linearRegExp';
 // strict: false, since servers write schemas with keywords and formats of every dialect.
 // addUsedSchema: false, as a schema with an `$id` is compiled again on every listing (and two
 // servers may use the same one): registered, its second compile would throw and drop the tool.
-const ajv = new Ajv2020({
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  addUsedSchema: false,
-  code: { regExp: linearRegExp },
-});
+const options = { allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, code: { regExp: linearRegExp } };
+const ajv2020 = new Ajv2020(options);
+/** For a schema whose `$schema` says draft-07 (or 06), as the MCP SDK writes them: its `items: [...]` is a tuple, which 2020-12 refuses. */
+const ajv07 = new Ajv(options);
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-0[67]\/schema#?$/;
 
 /** Validators by schema text: ajv keeps every schema object it compiles, and servers list the same ones again on every reconnect. */
 const validators = new Map<string, ValidateFunction>();
 
-function compiled(schema: Record<string, unknown>): ValidateFunction {
+function compiled(schema: Record<string, unknown>, dialect: unknown): ValidateFunction {
+  const ajv = typeof dialect === 'string' && DRAFT_07.test(dialect) ? ajv07 : ajv2020;
   // ajv resolves a `$ref` to the root (`#`, a tree of nodes) only against a schema with an `$id`.
   const withId = schema.$id === undefined ? { ...schema, $id: ROOT_ID } : schema;
-  const key = JSON.stringify(withId);
+  const key = `${ajv === ajv07 ? '07' : '2020'} ${JSON.stringify(withId)}`;
   const known = validators.get(key);
   if (known) return known;
   const validate = ajv.compile(withId);
@@ -72,13 +72,13 @@ export function toMcpTool(server: string, tool: Tool): { tool?: McpTool; problem
   if (!FUNCTION_NAME.test(name)) return { problem: `tool name ${name} is not a valid function name (1-64 of a-z, 0-9, _ and -)` };
   // The model calls a tool by its name, which cannot be shown as a ref: one holding a UUID is not offered.
   if (UUID_PATTERN.test(name)) return { problem: `tool name ${stripUuids(name)} holds a UUID, which the model must never see` };
-  // The dialect is ours to choose (2020-12); a draft-07 `$schema` would make ajv look up a meta-schema it lacks.
-  const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
+  // 2020-12 unless the schema says draft-07 (or 06); the `$schema` itself is not compiled (ajv would look up a meta-schema it lacks) nor offered.
+  const { $schema: dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
   const parameters = stripUuids(JSON.stringify(schema));
   if (parameters.length > SCHEMA_CAP) return { problem: `tool ${name} has an input schema over ${SCHEMA_CAP} characters` };
   let validate: ValidateFunction;
   try {
-    validate = compiled(schema);
+    validate = compiled(schema, dialect);
   } catch (error) {
     return { problem: `tool ${name} has an invalid input schema: ${error instanceof Error ? error.message : String(error)}` };
   }
