@@ -74,6 +74,7 @@ beforeAll(async () => {
     'crash:': once('notes__slow_write', { label: 'crash' }),
     'erased:': once('notes__slow_write', { label: 'erased' }),
     'bad args:': once('everything__get-sum', { a: 'two' }),
+    'made up:': once('notes__delete_everything', {}),
     'broken:': once('broken__anything', {}),
     'silent:': once('silent__anything', {}),
     'unversioned:': once('unversioned__ping', {}),
@@ -220,6 +221,17 @@ describe('calls', () => {
     const rest = await user.events(turnId, { lastEventId: waiting.at(-1)?.id });
     expect(types(rest).slice(0, 5)).toEqual(['tool_approved', 'task_update', 'tool_start', 'tool_complete', 'task_update']);
     expect(rest.at(-1)?.data.status).toBe('completed');
+  });
+
+  it('in manual mode fails a tool the connected server does not have at once, asking no approval for it', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { events } = await user.converse('made up: delete');
+    expect(find(events, 'tool_approval_request')).toBeUndefined();
+    expect(JSON.parse(String(find(events, 'tool_complete')?.result))).toMatchObject({
+      success: false,
+      error: 'There is no tool named "notes__delete_everything".',
+    });
+    expect(events.at(-1)?.data.status).toBe('completed');
   });
 
   it('refuses arguments that do not match the JSON Schema before calling, and the model is told', async () => {

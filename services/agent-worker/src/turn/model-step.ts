@@ -121,9 +121,16 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
   const earlierEvents = () => tokens.drain();
 
   // A tool exists when it is built in, in the MCP catalogue the model was just offered, or of a
-  // configured MCP server not connected yet (the tool worker then fails it with a clear result).
-  const known = (name: string) =>
-    getTool(name) !== undefined || mcpTools.some((tool) => tool.name === name) || deps.mcp.configured.includes(mcpServerOf(name) ?? '');
+  // configured MCP server that has listed no tools yet (the tool worker then fails it with a clear
+  // result). A name a listed server does not have is unknown: no approval is asked for it.
+  const known = (name: string) => {
+    const server = mcpServerOf(name) ?? '';
+    return (
+      getTool(name) !== undefined ||
+      mcpTools.some((tool) => tool.name === name) ||
+      (deps.mcp.configured.includes(server) && !mcpTools.some((tool) => tool.server === server))
+    );
+  };
   const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known);
   if (!last && calls.length > 0) {
     const repeated = await repeatedCall(deps.machine.db, turn, calls);
