@@ -323,14 +323,7 @@ describe('a voice note keeps its place in its session', () => {
   it('a voice note whose user an admin disables while it waits is not transcribed again: the chat is told the account is disabled', async () => {
     const chat = webhooks.nextId();
     const audio = 'voice of a user disabled meanwhile';
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const previous = model.transcribe;
-    model.transcribe = async (request) => {
-      if (request.audio !== audio) return previous(request);
-      await released;
-      return { status: 500 };
-    };
+    const release = holdTranscription(audio, { status: 500 });
     telegram.addFile('voice-disabled', 'voice/disabled.oga', audio);
     expect((await webhooks.postTelegram(tgVoice(chat, 'voice-disabled'))).status).toBe(200);
     await system.waitFor(() => model.transcriptions.some((request) => request.audio === audio), 'the transcription request');
