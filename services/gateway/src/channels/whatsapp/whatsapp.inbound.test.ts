@@ -1,7 +1,7 @@
 import { fixture, whatsappButtonReply, whatsappImage, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { isBsuid, verifyQuery, webhookChanges, whatsappWebhook } from './whatsapp.schemas';
-import { refusedOutsideWindow } from './whatsapp.statuses';
+import { failedSends } from './whatsapp.statuses';
 
 const read = (body: unknown) => whatsappInbound(whatsappWebhook.parse(body));
 
@@ -182,7 +182,7 @@ describe('whatsapp schemas and inbound mapping', () => {
     batch.entry.push({ id: '102290129340398', time: 1763800300 }, 'a future entry');
     const payload = whatsappWebhook.parse(batch);
     expect(read(batch)).toEqual(read(whatsappText));
-    expect(refusedOutsideWindow(payload)).toEqual(['wamid.out']);
+    expect(failedSends(payload).outsideWindow).toEqual(['wamid.out']);
     expect(webhookChanges(payload).unknownParts).toBe(5);
   });
 });

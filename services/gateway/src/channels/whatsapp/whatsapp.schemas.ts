@@ -85,7 +85,7 @@ const changeValue = z.looseObject({
         z.looseObject({
           id: z.string(),
           status: z.string(),
-          errors: z.array(z.looseObject({ code: z.number().optional() })).optional(),
+          errors: z.array(z.looseObject({ code: z.number().optional(), title: z.string().optional() })).optional(),
         }),
       ),
     )

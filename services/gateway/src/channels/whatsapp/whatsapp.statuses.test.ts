@@ -1,6 +1,6 @@
 import { fixture, whatsappStatus, whatsappText } from '../../../../../tests/helpers/channel-fixtures';
 import { whatsappWebhook } from './whatsapp.schemas';
-import { refusedOutsideWindow } from './whatsapp.statuses';
+import { failedSends } from './whatsapp.statuses';
 
 /** The shared status fixture, as a `failed` status with these errors. */
 function failed(errors: unknown[]) {
@@ -16,16 +16,22 @@ const reEngagement = {
 };
 const statusId = whatsappStatus.entry[0]?.changes[0]?.value.statuses[0]?.id;
 
-describe('refusedOutsideWindow', () => {
+describe('failedSends', () => {
   it('names a message whose status failed for the 24-hour window', () => {
-    expect(refusedOutsideWindow(failed([reEngagement]))).toEqual([statusId]);
+    expect(failedSends(failed([reEngagement]))).toEqual({ outsideWindow: [statusId], others: [] });
   });
 
-  it('ignores every other status: delivered, failed for another reason, failed without errors, and messages', () => {
-    expect(refusedOutsideWindow(whatsappWebhook.parse(whatsappStatus))).toEqual([]);
-    expect(refusedOutsideWindow(failed([{ code: 131026, title: 'Message undeliverable' }]))).toEqual([]);
-    expect(refusedOutsideWindow(failed([]))).toEqual([]);
-    expect(refusedOutsideWindow(failed([{ title: 'no code' }]))).toEqual([]);
-    expect(refusedOutsideWindow(whatsappWebhook.parse(whatsappText))).toEqual([]);
+  it("reports every other failure's code and title, and nothing of the recipient", () => {
+    expect(failedSends(failed([{ code: 131026, title: 'Message undeliverable', error_data: { details: 'x' } }]))).toEqual({
+      outsideWindow: [],
+      others: [{ code: 131026, title: 'Message undeliverable' }],
+    });
+    expect(failedSends(failed([])).others).toEqual([{ code: undefined, title: undefined }]);
+    expect(failedSends(failed([{ title: 'no code' }])).others).toEqual([{ code: undefined, title: 'no code' }]);
+  });
+
+  it('ignores statuses that did not fail, and messages', () => {
+    expect(failedSends(whatsappWebhook.parse(whatsappStatus))).toEqual({ outsideWindow: [], others: [] });
+    expect(failedSends(whatsappWebhook.parse(whatsappText))).toEqual({ outsideWindow: [], others: [] });
   });
 });

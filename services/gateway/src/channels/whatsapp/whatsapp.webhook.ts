@@ -12,7 +12,7 @@ import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { resendRefusedMessage } from '../notice-resend';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, webhookChanges, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
-import { refusedOutsideWindow } from './whatsapp.statuses';
+import { failedSends } from './whatsapp.statuses';
 
 /**
  * Meta's webhook bodies can be up to 3 MB (a batch of messages and statuses); a lower limit would
@@ -113,8 +113,11 @@ export function whatsappWebhook(runtime: Runtime, settings: WhatsAppWebhookSetti
           const result = await acceptInbound(runtime, message);
           if (message.content.kind === 'button') await answerRefusedPress(runtime, result);
         }
-        // Status callbacks are ignored but for a message refused outside the 24-hour window.
-        for (const messageId of refusedOutsideWindow(payload)) await resendRefusedMessage(runtime, messageId);
+        // Status callbacks are ignored but for failed sends: one refused outside the 24-hour window
+        // is sent again; any other failure is the operator's to see (codes and titles only, no number).
+        const failed = failedSends(payload);
+        for (const messageId of failed.outsideWindow) await resendRefusedMessage(runtime, messageId);
+        if (failed.others.length > 0) runtime.logger.warn({ errors: failed.others }, 'whatsapp could not deliver a message');
         res.sendStatus(200);
       },
     },
