@@ -36,6 +36,8 @@ describe('McpCatalog', () => {
     const names = async (catalog: McpCatalog) => (await catalog.tools()).map((entry) => entry.name);
     expect(await names(new McpCatalog(redis, prefix, ['zeta', 'alpha']))).toEqual(['alpha__x', 'alpha__y', 'zeta__a', 'zeta__b']);
     expect(await names(new McpCatalog(redis, prefix, ['zeta', 'alpha'], 3))).toEqual(['alpha__x', 'alpha__y', 'zeta__a']);
+    expect(await new McpCatalog(redis, prefix, ['zeta', 'alpha'], 3).leftOut()).toEqual(['zeta__b']);
+    expect(await new McpCatalog(redis, prefix, ['zeta', 'alpha']).leftOut()).toEqual([]);
   });
 
   it('leaves room for every built-in tool within what one model request may carry', () => {

@@ -75,11 +75,17 @@ export class McpCatalog {
 
   /** Every known MCP tool up to `maxTools`, in a stable order (by name), so model requests stay cacheable. */
   async tools(): Promise<McpToolEntry[]> {
+    return (await this.byName()).slice(0, this.maxTools);
+  }
+
+  /** The names of the tools past `maxTools`, which the model is not offered. */
+  async leftOut(): Promise<string[]> {
+    return (await this.byName()).slice(this.maxTools).map((tool) => tool.name);
+  }
+
+  private async byName(): Promise<McpToolEntry[]> {
     const states = await this.states();
-    return states
-      .flatMap((state) => state.tools)
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .slice(0, this.maxTools);
+    return states.flatMap((state) => state.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 }
 

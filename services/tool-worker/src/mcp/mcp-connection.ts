@@ -191,6 +191,9 @@ export class McpConnection {
     }
     this.tools = tools;
     await this.publish('up');
+    // A model takes at most MAX_MODEL_TOOLS tools in a request: an operator must learn which are not offered.
+    const leftOut = await this.catalog.leftOut();
+    if (leftOut.length > 0) this.logger.warn({ server: this.name, leftOut }, 'mcp tools past the model limit are not offered');
   }
 
   /** Marks the server down (its last known tools stay listed, failing clearly) and schedules a reconnect. */
