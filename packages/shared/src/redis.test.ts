@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { createClientRedis, withScripts, type Redis, type ScriptPipeline } from './redis';
 
 let redis: Redis;
@@ -34,5 +36,18 @@ describe('withScripts', () => {
       [null, 7],
     ]);
     await redis.del(key);
+  });
+});
+
+describe('a database the server does not have', () => {
+  it('stops the process with one line, instead of writing to database 0', () => {
+    const url = new URL(process.env.REDIS_URL as string);
+    url.pathname = '/99999';
+    // The built module, as a process runs it (npm test builds first).
+    const built = path.join(__dirname, '..', 'dist', 'redis.js');
+    const script = `require(${JSON.stringify(built)}).createClientRedis(${JSON.stringify(url.href)}).set('redis-test:probe', '1')`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stderr).toBe('REDIS_URL names database 99999, which this Redis server does not have (ERR DB index is out of range)\n');
+    expect(run.status).toBe(1);
   });
 });

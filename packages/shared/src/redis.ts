@@ -46,9 +46,18 @@ export function createClientRedis(url: string): Redis {
   );
 }
 
-/** Commands sent within one tick leave in one write, on every socket the connection opens. */
+/**
+ * Commands sent within one tick leave in one write, on every socket the connection opens. A
+ * database the server does not have (`REDIS_URL` ending in `/99` on a server of 16) stops the
+ * process: ioredis would report the refused SELECT and go on in database 0, among another's keys.
+ */
 function coalescing(redis: Redis): Redis {
   redis.on('connect', () => coalesceWrites(redis.stream));
+  redis.on('error', (error: Error) => {
+    if (!/DB index is out of range/i.test(error.message)) return;
+    process.stderr.write(`REDIS_URL names database ${redis.options.db}, which this Redis server does not have (${error.message})\n`);
+    process.exit(1);
+  });
   return redis;
 }
 
