@@ -64,9 +64,14 @@ export function wallClockOf(instant: Date, zone: string): WallClock {
   return { year, month, day, hour, minute, second, millisecond };
 }
 
+/** `2026-11-23 09:00`: the wall-clock date and time of an instant in `zone`, to the minute. */
+export function localDateTime(instant: Date, zone: string): string {
+  return DateTime.fromJSDate(instant, { zone }).toFormat('yyyy-MM-dd HH:mm');
+}
+
 /** `2026-11-23 09:00 (America/Sao_Paulo)`: how times are shown to users and the model (docs/tools.md#times). */
 export function formatLocal(instant: Date, zone: string): string {
-  return `${DateTime.fromJSDate(instant, { zone }).toFormat('yyyy-MM-dd HH:mm')} (${zone})`;
+  return `${localDateTime(instant, zone)} (${zone})`;
 }
 
 /** ISO 8601 with the zone's offset of that instant, e.g. `2026-11-23T09:00:00.000-03:00` (`Z` in UTC). */

@@ -193,6 +193,15 @@ describe('digestSession', () => {
     expect(await digestSession(deps(model), second.sessionId, { force: false })).toEqual({ kind: 'digested', rounds: 1 });
   });
 
+  it("dates the digest's heading in the user's time zone, with its name: a late evening in São Paulo is not tomorrow", async () => {
+    const late = new Date('2026-02-17T01:30:00Z');
+    const { userId, sessionId } = await newSession();
+    await pool.query("UPDATE user_preferences SET timezone = 'America/Sao_Paulo' WHERE user_id = $1", [userId]);
+    await say(sessionId, 'user', 'good night');
+    await digestSession({ ...deps(new ScriptedModel(() => 'Said good night.')), now: () => late }, sessionId, { force: true });
+    expect(await memory(userId)).toContain('### Session digest 2026-02-16 22:30 America/Sao_Paulo (agent:main:main)\nSaid good night.');
+  });
+
   it('with the offline planner, keeps an extract of the conversation instead of its help text', async () => {
     const { userId, sessionId } = await newSession();
     await say(sessionId, 'user', 'create folder Work');

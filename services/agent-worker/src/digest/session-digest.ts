@@ -4,6 +4,7 @@ import {
   allowanceOf,
   appendMemory,
   budgetExhausted,
+  localDateTime,
   nameRefs,
   nextUtcMidnight,
   recordDigestUsage,
@@ -60,6 +61,8 @@ interface SessionState extends AllowanceRow {
   busy: boolean;
   quiet_ms: number;
   model: string | null;
+  /** The user's IANA zone: the digest's heading is dated there. */
+  time_zone: string;
 }
 
 interface Summary {
@@ -119,7 +122,7 @@ async function loadSession(db: Db, sessionId: string): Promise<SessionState | un
             EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = ANY($2)) AS busy, ${ALLOWANCE_COLUMNS},
             (EXTRACT(EPOCH FROM NOW() - GREATEST(s.last_activity_at,
                COALESCE((SELECT MAX(m.created_at) FROM messages m WHERE m.session_id = s.id), s.last_activity_at))) * 1000)::float8 AS quiet_ms,
-            p.default_model AS model
+            p.default_model AS model, COALESCE(p.timezone, 'UTC') AS time_zone
      FROM sessions s JOIN users u ON u.id = s.user_id LEFT JOIN user_preferences p ON p.user_id = s.user_id
      WHERE s.id = $1`,
     [sessionId, ACTIVE_STATUSES],
@@ -170,7 +173,8 @@ async function commit(deps: DigestDeps, sessionId: string, session: SessionState
       return new DigestConflictError(`session ${sessionId} was digested by another job meanwhile`);
     }
     if (summary) {
-      await appendMemory(client, session.user_id, `${digestHeading(deps.now?.() ?? new Date(), session.session_key)}\n${summary.text}`);
+      const heading = digestHeading(deps.now?.() ?? new Date(), session.time_zone, session.session_key);
+      await appendMemory(client, session.user_id, `${heading}\n${summary.text}`);
     }
     await client.query('UPDATE sessions SET digested_until = $2 WHERE id = $1', [sessionId, lastId]);
     return undefined;
@@ -178,7 +182,11 @@ async function commit(deps: DigestDeps, sessionId: string, session: SessionState
   if (failure) throw failure;
 }
 
-/** `### Session digest 2026-02-16 14:05 UTC (agent:main:main)`: nested under `## Long-term Memory`. */
-export function digestHeading(at: Date, sessionKey: string): string {
-  return `### Session digest ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC (${sessionKey})`;
+/**
+ * `### Session digest 2026-02-16 11:05 America/Sao_Paulo (agent:main:main)`: nested under
+ * `## Long-term Memory`. Dated in the user's zone, as every time the user and the model see is
+ * (the turn's clock line too), so "yesterday evening" is the evening MEMORY names.
+ */
+export function digestHeading(at: Date, timeZone: string, sessionKey: string): string {
+  return `### Session digest ${localDateTime(at, timeZone)} ${timeZone} (${sessionKey})`;
 }
