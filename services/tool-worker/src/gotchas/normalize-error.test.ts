@@ -33,4 +33,9 @@ describe('normalizeToolError', () => {
     expect(normalizeToolError('title too long')).not.toBe(normalizeToolError('title blank'));
     expect(normalizeToolError('x'.repeat(2_000))).toHaveLength(500);
   });
+
+  it('bounds the length without cutting an emoji in half', () => {
+    // 3 characters, then emoji of two: the 500th character is the first half of one.
+    expect(normalizeToolError(`no ${'🌱'.repeat(300)}`)).toBe(`no ${'🌱'.repeat(248)}`);
+  });
 });

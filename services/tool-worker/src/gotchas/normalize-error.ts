@@ -1,4 +1,4 @@
-import { stripUuids } from '@assistant/shared';
+import { sliceText, stripUuids } from '@assistant/shared';
 
 /** Long enough to tell errors apart, short enough for an index key and a prompt line. */
 const MAX_PATTERN_CHARS = 500;
@@ -10,13 +10,14 @@ const MAX_PATTERN_CHARS = 500;
  * its length. Apostrophes inside words ("don't") are not quotes and stay.
  */
 export function normalizeToolError(message: string): string {
-  return stripUuids(message, '<id>')
+  const pattern = stripUuids(message, '<id>')
     .replace(/["“]([^"“”\n]*)["”]/g, '"…"')
     .replace(/(^|[\s([{:=,])['‘`][^'‘’`\n]*['’`](?=$|[\s)\]}.,;:!?])/g, '$1"…"')
     .replace(/\b[a-z]+_\d+\b/g, '<ref>')
     .replace(/\d+(?:[.,:]\d+)*/g, '<n>')
     .replace(/"…" \[ID: <ref>\](?:, "…" \[ID: <ref>\])+/g, '"…" [ID: <ref>]')
     .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, MAX_PATTERN_CHARS);
+    .trim();
+  // Never half an emoji: the pattern is stored, and shown by GET /v1/gotchas.
+  return sliceText(pattern, 0, MAX_PATTERN_CHARS);
 }

@@ -51,6 +51,16 @@ describe('trackToolError', () => {
     expect(await gotchas(other)).toEqual([]);
   });
 
+  it('keeps a long error whole up to its last whole character: never half an emoji, which would read as "\uFFFD"', async () => {
+    const user = await newUser();
+    // 11 characters, then emoji of two: the 1,000th character is the first half of one.
+    const error = `No habit: "${'🌱'.repeat(600)}" was found.`;
+    for (let n = 0; n < 3; n++) await trackToolError(pool, user, 'update_habit', error);
+    const [gotcha] = await gotchas(user);
+    expect(gotcha?.description).not.toContain('\uFFFD');
+    expect(gotcha?.description).toBe(error.slice(0, 999));
+  });
+
   /** Two occurrences of the same delete_folder error, the first `firstHours` and the last `lastHours` ago. */
   async function twoErrorsBack(user: string, firstHours: number, lastHours: number): Promise<void> {
     await trackToolError(pool, user, 'delete_folder', 'folder is locked');

@@ -1,4 +1,4 @@
-import type { Queryable } from '@assistant/shared';
+import { sliceText, type Queryable } from '@assistant/shared';
 import { normalizeToolError } from './normalize-error';
 
 /** docs/memory.md#gotchas: the third time the same error happens within a day, it becomes a gotcha. */
@@ -45,6 +45,6 @@ export async function trackToolError(db: Queryable, userId: string, toolName: st
      VALUES ($1, $2, $3, $4, 'auto_detected', $5, $6, NOW())
      ON CONFLICT (user_id, tool_name, md5(pattern)) WHERE source = 'auto_detected'
      DO UPDATE SET occurrences = gotchas.occurrences + 1, last_seen_at = EXCLUDED.last_seen_at`,
-    [userId, toolName, pattern, error.slice(0, MAX_DESCRIPTION_CHARS), window.occurrences, window.window_started_at],
+    [userId, toolName, pattern, sliceText(error, 0, MAX_DESCRIPTION_CHARS), window.occurrences, window.window_started_at],
   );
 }
