@@ -13,10 +13,14 @@ export const sessionKeySchema = z
 
 export type SessionKind = 'main' | 'direct' | 'group';
 
+/**
+ * What a session may be shown (docs/memory.md#profile). Only the main session's own key is
+ * `main`: a key this pattern does not know (a stored one that predates it, a channel added later)
+ * must not see the user's MEMORY, so it is a group when it says so, else a direct chat.
+ */
 export function sessionKind(key: string): SessionKind {
-  const match = SESSION_KEY_PATTERN.exec(key);
-  if (!match || match[2] === undefined) return 'main';
-  return match[2] as 'direct' | 'group';
+  if (key === MAIN_SESSION_KEY) return 'main';
+  return key.includes(':group:') ? 'group' : 'direct';
 }
 
 export function directSessionKey(channel: Channel, peer: string): string {
