@@ -42,6 +42,16 @@ describe('splitText', () => {
     expect(parts.every((part) => part.length <= 101 && !LONE_SURROGATE.test(part))).toBe(true);
     expect(parts.join('')).toBe(text);
   });
+
+  it('never cuts through an emoji made of several characters (skin tone, family, keycap)', () => {
+    for (const emoji of ['👍🏽', '👨‍👩‍👧', '1️⃣']) {
+      for (const text of [emoji.repeat(120), `a${emoji.repeat(120)}`, `ab${emoji.repeat(120)}`]) {
+        const parts = splitText(text, 101);
+        for (const part of parts) expect(part.replace(/^ab?/, '').split(emoji).join('')).toBe('');
+        expect(parts.join('')).toBe(text);
+      }
+    }
+  });
 });
 
 describe('sliceText', () => {

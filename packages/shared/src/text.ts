@@ -47,12 +47,21 @@ export function clipText(text: string, max: number): string {
   return text.length > max ? `${sliceText(text, 0, max - 3)}...` : text;
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /**
- * `index`, moved back one place when it falls between the two halves of a surrogate pair: a cut
- * there would leave each part with half a character, which chats show as "�" or refuse.
+ * `index`, moved back to the start of the character it falls inside: a cut through an emoji made
+ * of several code points (a skin tone, a family joined with ZWJ, a keycap, a flag) shows each part
+ * half of it, and a cut between the halves of a surrogate pair leaves "�" or is refused. A single
+ * character longer than `index` (a pile of combining marks) is cut, never through a pair.
  * Lengths here are UTF-16 units, as the providers' limits are counted.
  */
 export function safeCutIndex(text: string, index: number): number {
+  if (index <= 0 || index >= text.length) return index;
+  // Whether `index` is a boundary depends only on the characters up to it and the one at it (two units when a pair).
+  let start = 0;
+  for (const segment of graphemes.segment(text.slice(0, index + 2))) if (segment.index <= index) start = segment.index;
+  if (start > 0) return start;
   return splitsPair(text, index) && index > 1 ? index - 1 : index;
 }
 

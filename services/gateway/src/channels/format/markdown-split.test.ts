@@ -14,6 +14,13 @@ describe('formatParts', () => {
     expect(parts.map(([text]) => text).join('')).toBe(`a few words${run}`);
   });
 
+  it('never cuts through an emoji made of several characters (skin tone, family, keycap)', () => {
+    for (const emoji of ['👍🏽', '👨‍👩‍👧', '1️⃣']) {
+      const parts = formatParts(emoji.repeat(300), [telegramHtml, plainMarkup], 101);
+      for (const part of parts) for (const text of part) expect(text.split(emoji).join('')).toBe('');
+    }
+  });
+
   it('keeps a short answer in one part', () => {
     expect(formatParts('Hello **you**', [telegramHtml, plainMarkup], 100)).toEqual([['Hello <b>you</b>', 'Hello you']]);
   });
