@@ -70,16 +70,26 @@ export function renderBlock(token: Token, markup: Markup): string {
 }
 
 function renderList(list: Tokens.List, markup: Markup): string {
+  return list.items.map((item, index) => listItem(bulletOf(list, index), renderItemBody(item, markup))).join('\n');
+}
+
+/** What starts a list's item: its number or bullet, and its box if it is a task. */
+export function bulletOf(list: Tokens.List, index: number): string {
   const start = typeof list.start === 'number' ? list.start : 1;
-  return list.items
-    .map((item, index) => {
-      const bullet = list.ordered ? `${start + index}. ` : '• ';
-      const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-      const body = item.tokens.map((child) => renderBlock(child, markup)).join(item.loose ? '\n\n' : '\n');
-      // Continuation lines (nested lists, later paragraphs) sit under the item's text.
-      return `${bullet}${box}${body.split('\n').join('\n   ')}`;
-    })
-    .join('\n');
+  const item = list.items[index];
+  const box = item?.task ? (item.checked ? '☑ ' : '☐ ') : '';
+  return `${list.ordered ? `${start + index}. ` : '• '}${box}`;
+}
+
+/** Continuation lines (nested lists, later paragraphs) sit under the item's text. */
+export const LIST_INDENT = '   ';
+
+export function listItem(bullet: string, body: string): string {
+  return `${bullet}${body.split('\n').join(`\n${LIST_INDENT}`)}`;
+}
+
+function renderItemBody(item: Tokens.ListItem, markup: Markup): string {
+  return item.tokens.map((child) => renderBlock(child, markup)).join(item.loose ? '\n\n' : '\n');
 }
 
 function renderInline(tokens: Token[], markup: Markup): string {

@@ -61,6 +61,32 @@ describe('formatParts', () => {
     ).toEqual(lines);
   });
 
+  it('cuts a quote or a list too long for one message between its blocks, a code block in them staying code', () => {
+    const code = Array.from({ length: 30 }, (_, i) => `const v${i} = ${i} < 1;`);
+    const quote = ['> intro', '>', '> ```js', ...code.map((line) => `> ${line}`), '> ```'].join('\n');
+    const list = ['1. first', '2. second', '', '   ```js', ...code.map((line) => `   ${line}`), '   ```', '3. third'].join('\n');
+    for (const markdown of [quote, list]) {
+      const parts = formatParts(markdown, [telegramHtml], 200).map(([html]) => html ?? '');
+      const blocks = parts.flatMap((part) => part.match(/<pre><code class="language-js">[^<]+<\/code><\/pre>/g) ?? []);
+      for (const part of parts) expect(part.length).toBeLessThanOrEqual(200);
+      expect(
+        blocks
+          .join('\n')
+          .replace(/<[^>]+>/g, '')
+          .replace(/&lt;/g, '<')
+          .split('\n')
+          .map((line) => line.trim()),
+      ).toEqual(code);
+      expect(parts.map((part) => part.replace(/<pre>[^]*?<\/pre>/g, '')).join('\n')).not.toMatch(/const|```/);
+    }
+    expect(formatParts(list, [telegramHtml], 200).flat().join('\n')).toMatch(/^1\. first\n2\. second[^]*\n3\. third$/);
+    expect(
+      formatParts(quote, [telegramHtml], 200)
+        .flat()
+        .every((part) => /^<blockquote>[^]*<\/blockquote>$/.test(part)),
+    ).toBe(true);
+  });
+
   it('cuts a bold run longer than a message between its words, never inside one', () => {
     const words = paragraph(60, 'word');
     const parts = formatParts(`**${words}**`, [telegramHtml, plainMarkup], 100);

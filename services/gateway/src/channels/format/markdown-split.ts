@@ -1,6 +1,6 @@
 import type { Token, Tokens } from 'marked';
 import { safeCutIndex } from '@assistant/shared';
-import { inlineTokens, markdownBlocks, renderBlock, renderMarkdown } from './markdown-render';
+import { bulletOf, inlineTokens, LIST_INDENT, listItem, markdownBlocks, renderBlock, renderMarkdown } from './markdown-render';
 import type { Markup } from './markup';
 
 /**
@@ -20,9 +20,16 @@ interface Piece {
  * is never cut, and every part is rendered on its own, so each is valid by itself.
  */
 export function formatParts(markdown: string, markups: readonly Markup[], limit: number): string[][] {
-  const pieces = markdownBlocks(markdown).flatMap((block) => separated(fitBlock(block, markups, limit), '\n\n'));
-  return pack(pieces, markups.length, limit);
+  return pack(fitBlocks(markdownBlocks(markdown), markups, limit, bare), markups, limit, bare).map((part) => part.renderings);
 }
+
+/**
+ * What encloses the pieces of a block inside a quote or a list item, `first` for its first piece
+ * (which takes the item's bullet): applied to each piece and measured with it, so a piece of a
+ * long quote is a whole quote of its own, valid by itself.
+ */
+type Wrap = (text: string, markup: Markup, first: boolean) => string;
+const bare: Wrap = (text) => text;
 
 function piece(renderings: string[], sep = ''): Piece {
   return { renderings, sep };
@@ -36,10 +43,27 @@ function separated(pieces: Piece[], sep: string): Piece[] {
   return first ? [{ ...first, sep }, ...rest] : [];
 }
 
-function fitBlock(block: Token, markups: readonly Markup[], limit: number): Piece[] {
-  const whole = markups.map((markup) => renderBlock(block, markup));
+function fitBlocks(blocks: Token[], markups: readonly Markup[], limit: number, wrap: Wrap, sep = '\n\n'): Piece[] {
+  return blocks
+    .filter((block) => block.type !== 'space' && block.type !== 'def')
+    .flatMap((block, index) => {
+      const inner: Wrap = (text, markup, first) => wrap(text, markup, first && index === 0);
+      return separated(fitBlock(block, markups, limit, inner), sep);
+    });
+}
+
+function fitBlock(block: Token, markups: readonly Markup[], limit: number, wrap: Wrap): Piece[] {
+  const whole = markups.map((markup) => wrap(renderBlock(block, markup), markup, true));
   if (longest(whole) <= limit) return [piece(whole)];
-  if (block.type === 'code') return fitCode(block as Tokens.Code, markups, limit);
+  if (block.type === 'code') return fitCode(block as Tokens.Code, markups, limit, wrap);
+  // A quote's or a list's own blocks, each cut as it would be outside it: a code block in them stays a code block.
+  if (block.type === 'blockquote') {
+    const quoted: Wrap = (text, markup, first) => wrap(markup.quote(text), markup, first);
+    return fitBlocks((block as Tokens.Blockquote).tokens, markups, limit, quoted);
+  }
+  if (block.type === 'list') return fitList(block as Tokens.List, markups, limit, wrap);
+  // Lines and words are cut bare, leaving room for what wraps one line, then regrouped inside it.
+  const room = limit - Math.max(...markups.map((markup) => Math.max(wrap('', markup, true).length, wrap('', markup, false).length)));
   const pieces: Piece[] = [];
   let sep = '';
   for (const line of block.raw.replace(/\n+$/, '').split('\n')) {
@@ -47,16 +71,28 @@ function fitBlock(block: Token, markups: readonly Markup[], limit: number): Piec
       sep = '\n\n';
       continue;
     }
-    pieces.push(...separated(fitLine(line, markups, limit), sep));
+    pieces.push(...separated(fitLine(line, markups, room), sep));
     sep = '\n';
   }
-  return pieces;
+  return wrap === bare ? pieces : pack(pieces, markups, limit, wrap);
+}
+
+/** A list too long for one message, cut between its items; an item too long, between its blocks, the first under its bullet. */
+function fitList(list: Tokens.List, markups: readonly Markup[], limit: number, wrap: Wrap): Piece[] {
+  return list.items.flatMap((item, index) => {
+    const one = { ...list, items: [item], start: typeof list.start === 'number' ? list.start + index : list.start };
+    const whole = markups.map((markup) => wrap(renderBlock(one, markup), markup, index === 0));
+    if (longest(whole) <= limit) return [piece(whole, '\n')];
+    const bullet = bulletOf(one, 0);
+    const under: Wrap = (text, markup, first) => wrap(listItem(first ? bullet : LIST_INDENT, text), markup, first && index === 0);
+    return separated(fitBlocks(item.tokens, markups, limit, under, item.loose ? '\n\n' : '\n'), '\n');
+  });
 }
 
 /** A code block too long for one message becomes several blocks, cut between lines. */
-function fitCode(code: Tokens.Code, markups: readonly Markup[], limit: number): Piece[] {
+function fitCode(code: Tokens.Code, markups: readonly Markup[], limit: number, wrap: Wrap): Piece[] {
   const lang = code.lang ?? '';
-  const render = (text: string) => markups.map((markup) => markup.pre(text, lang));
+  const render = (text: string) => markups.map((markup) => wrap(markup.pre(text, lang), markup, pieces.length === 0));
   const pieces: Piece[] = [];
   let group: string[] = [];
   const flush = () => {
@@ -118,19 +154,26 @@ function hardChunks(text: string, measure: (text: string) => number, limit: numb
   return chunks;
 }
 
-/** Greedy: each part takes as many whole pieces as fit in every rendering. */
-function pack(pieces: Piece[], renderingCount: number, limit: number): string[][] {
-  const parts: string[][] = [];
-  let current: string[] | undefined;
+/**
+ * Greedy: each part takes as many whole pieces as fit in every rendering, once wrapped (the first
+ * part as the first piece). A part that starts inside a line starts a line of its own.
+ */
+function pack(pieces: Piece[], markups: readonly Markup[], limit: number, wrap: Wrap): Piece[] {
+  const parts: Piece[] = [];
+  const wrapped = (texts: string[]) => markups.map((markup, i) => wrap((texts[i] ?? '').trim(), markup, parts.length === 0));
+  let current: Piece | undefined;
+  const close = (part: Piece) => {
+    if (part.renderings.some((text) => text.trim() !== '')) parts.push(piece(wrapped(part.renderings), part.sep || '\n'));
+  };
   for (const next of pieces) {
-    const joined = current?.map((text, i) => text + next.sep + (next.renderings[i] ?? ''));
-    if (joined && longest(joined.map((text) => text.trimEnd())) <= limit) {
-      current = joined;
+    const joined = current?.renderings.map((text, i) => text + next.sep + (next.renderings[i] ?? ''));
+    if (current && joined && longest(wrapped(joined)) <= limit) {
+      current = piece(joined, current.sep);
       continue;
     }
-    if (current) parts.push(current.map((text) => text.trim()));
-    current = next.renderings.slice(0, renderingCount);
+    if (current) close(current);
+    current = piece(next.renderings.slice(0, markups.length), next.sep);
   }
-  if (current) parts.push(current.map((text) => text.trim()));
-  return parts.filter((part) => part.some((text) => text !== ''));
+  if (current) close(current);
+  return parts;
 }
