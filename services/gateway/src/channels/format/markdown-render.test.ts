@@ -39,6 +39,13 @@ describe('renderMarkdown', () => {
     );
   });
 
+  it('leaves a bare www. address as written, where only Telegram links it', () => {
+    const text = 'See www.example.com/docs today.';
+    expect(renderMarkdown(text, whatsappMarkup)).toBe(text);
+    expect(renderMarkdown(text, plainMarkup)).toBe(text);
+    expect(renderMarkdown(text, telegramHtml)).toBe('See <a href="http://www.example.com/docs">www.example.com/docs</a> today.');
+  });
+
   it('drops all markup for the plain resend', () => {
     expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
   });

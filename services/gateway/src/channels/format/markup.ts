@@ -42,9 +42,9 @@ export const telegramHtml: Markup = {
   quote: (inner) => `<blockquote>${inner}</blockquote>`,
 };
 
-/** Text with the target after it, unless the text already says it: a bare URL, or an e-mail address (autolinked as `mailto:`). */
+/** Text with the target after it, unless the text already says it: a bare URL, a `www.` address or an e-mail address (autolinked as `http://`, `mailto:`). */
 const spelledLink = (inner: string, href: string, label: string) =>
-  label === href || href === `mailto:${label}` ? label : `${inner} (${href})`;
+  label === href || href === `mailto:${label}` || href === `http://${label}` ? label : `${inner} (${href})`;
 const quoteLines = (inner: string) =>
   inner
     .split('\n')
