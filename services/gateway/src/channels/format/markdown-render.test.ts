@@ -46,6 +46,13 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown(text, telegramHtml)).toBe('See <a href="http://www.example.com/docs">www.example.com/docs</a> today.');
   });
 
+  it('keeps asterisks inside a word as written: a product is not emphasis', () => {
+    for (const markup of [telegramHtml, whatsappMarkup, plainMarkup]) {
+      expect(renderMarkdown('2*3*4 = 24, a*b*c and snake_case_words', markup)).toBe('2*3*4 = 24, a*b*c and snake_case_words');
+    }
+    expect(renderMarkdown('a *word* and **bold**!', telegramHtml)).toBe('a <i>word</i> and <b>bold</b>!');
+  });
+
   it('drops all markup for the plain resend', () => {
     expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
   });

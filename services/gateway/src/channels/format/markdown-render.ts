@@ -93,7 +93,20 @@ function renderItemBody(item: Tokens.ListItem, markup: Markup): string {
 }
 
 function renderInline(tokens: Token[], markup: Markup): string {
-  return tokens.map((token) => renderInlineToken(token, markup)).join('');
+  return tokens.map((token, index) => (insideWord(tokens, index) ? markup.text(token.raw) : renderInlineToken(token, markup))).join('');
+}
+
+const WORD_END = /[\p{L}\p{N}]$/u;
+const WORD_START = /^[\p{L}\p{N}]/u;
+
+/**
+ * `2*3*4`, `x*y*z`: asterisks with a letter or digit on both sides are a product, not emphasis
+ * (CommonMark makes them italic), as `snake_case` underscores already stay themselves.
+ */
+function insideWord(tokens: Token[], index: number): boolean {
+  const token = tokens[index];
+  if (!token || (token.type !== 'em' && token.type !== 'strong') || !token.raw.startsWith('*')) return false;
+  return WORD_END.test(tokens[index - 1]?.raw ?? '') && WORD_START.test(tokens[index + 1]?.raw ?? '');
 }
 
 function renderInlineToken(token: Token, markup: Markup): string {
