@@ -53,6 +53,12 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('a *word* and **bold**!', telegramHtml)).toBe('a <i>word</i> and <b>bold</b>!');
   });
 
+  it('writes a bold run inside a heading or a bold run once: WhatsApp shows no stray asterisks', () => {
+    const text = '### **Step 1:** open it\n\n**all _of_ **this** bold**';
+    expect(renderMarkdown(text, whatsappMarkup)).toBe('*Step 1: open it*\n\n*all _of_ this bold*');
+    expect(renderMarkdown(text, telegramHtml)).toBe('<b>Step 1: open it</b>\n\n<b>all <i>of</i> this bold</b>');
+  });
+
   it('drops all markup for the plain resend', () => {
     expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
   });

@@ -52,7 +52,7 @@ export function renderBlock(token: Token, markup: Markup): string {
     case 'text':
       return t.tokens ? renderInline(t.tokens, markup) : markup.text(String(t.text));
     case 'heading':
-      return markup.bold(renderInline((token as Tokens.Heading).tokens, markup));
+      return markup.bold(renderInline((token as Tokens.Heading).tokens, markup, true));
     case 'code':
       return markup.pre((token as Tokens.Code).text, (token as Tokens.Code).lang ?? '');
     case 'blockquote':
@@ -92,8 +92,11 @@ function renderItemBody(item: Tokens.ListItem, markup: Markup): string {
   return item.tokens.map((child) => renderBlock(child, markup)).join(item.loose ? '\n\n' : '\n');
 }
 
-function renderInline(tokens: Token[], markup: Markup): string {
-  return tokens.map((token, index) => (insideWord(tokens, index) ? markup.text(token.raw) : renderInlineToken(token, markup))).join('');
+/** `bold`: inside a bold run (a heading, `**…**`), where a bold run of its own is already bold: `### **Step 1:** do` is one. */
+function renderInline(tokens: Token[], markup: Markup, bold = false): string {
+  return tokens
+    .map((token, index) => (insideWord(tokens, index) ? markup.text(token.raw) : renderInlineToken(token, markup, bold)))
+    .join('');
 }
 
 const WORD_END = /[\p{L}\p{N}]$/u;
@@ -109,27 +112,29 @@ function insideWord(tokens: Token[], index: number): boolean {
   return WORD_END.test(tokens[index - 1]?.raw ?? '') && WORD_START.test(tokens[index + 1]?.raw ?? '');
 }
 
-function renderInlineToken(token: Token, markup: Markup): string {
+function renderInlineToken(token: Token, markup: Markup, bold: boolean): string {
   switch (token.type) {
     case 'text': {
       const text = token as Tokens.Text;
-      return text.tokens ? renderInline(text.tokens, markup) : markup.text(text.text);
+      return text.tokens ? renderInline(text.tokens, markup, bold) : markup.text(text.text);
     }
     case 'escape':
       return markup.text((token as Tokens.Escape).text);
-    case 'strong':
-      return markup.bold(renderInline((token as Tokens.Strong).tokens, markup));
+    case 'strong': {
+      const inner = renderInline((token as Tokens.Strong).tokens, markup, true);
+      return bold ? inner : markup.bold(inner);
+    }
     case 'em':
-      return markup.italic(renderInline((token as Tokens.Em).tokens, markup));
+      return markup.italic(renderInline((token as Tokens.Em).tokens, markup, bold));
     case 'del':
-      return markup.strike(renderInline((token as Tokens.Del).tokens, markup));
+      return markup.strike(renderInline((token as Tokens.Del).tokens, markup, bold));
     case 'codespan':
       return markup.code((token as Tokens.Codespan).text);
     case 'br':
       return '\n';
     case 'link': {
       const link = token as Tokens.Link;
-      return markup.link(renderInline(link.tokens, markup), link.href, link.text);
+      return markup.link(renderInline(link.tokens, markup, bold), link.href, link.text);
     }
     case 'image': {
       const image = token as Tokens.Image;
