@@ -59,6 +59,10 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown(text, telegramHtml)).toBe('<b>Step 1: open it</b>\n\n<b>all <i>of</i> this bold</b>');
   });
 
+  it('never nests a quote in a quote for Telegram, whose formatting rules allow no nested blockquotes', () => {
+    expect(renderMarkdown('> said:\n> > <quoted>', telegramHtml)).toBe('<blockquote>said:\n\n&lt;quoted&gt;</blockquote>');
+  });
+
   it('drops all markup for the plain resend', () => {
     expect(renderMarkdown('**a** <b> [x](https://e.com) https://e.com', plainMarkup)).toBe('a <b> x (https://e.com) https://e.com');
   });

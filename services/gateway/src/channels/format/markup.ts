@@ -39,7 +39,8 @@ export const telegramHtml: Markup = {
     if (!SAFE_LINK.test(href)) return label === href ? escapeHtml(href) : `${inner} (${escapeHtml(href)})`;
     return `<a href="${escapeHtml(href).replace(/"/g, '&quot;')}">${inner}</a>`;
   },
-  quote: (inner) => `<blockquote>${inner}</blockquote>`,
+  // Telegram nests no quotes: a quote inside one is part of it (text is escaped, so these tags are ours).
+  quote: (inner) => `<blockquote>${inner.replace(/<\/?blockquote>/g, '')}</blockquote>`,
 };
 
 /** Text with the target after it, unless the text already says it: a bare URL, a `www.` address or an e-mail address (autolinked as `http://`, `mailto:`). */
