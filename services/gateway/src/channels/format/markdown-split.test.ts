@@ -97,6 +97,13 @@ describe('formatParts', () => {
     expect(parts.map(([, plain]) => plain).join(' ')).toBe(`**${words}**`);
   });
 
+  it('fills each part of a word that escaping lengthens, rather than halving it', () => {
+    const word = 'x'.repeat(3_000) + '&'.repeat(1_000);
+    const parts = formatParts(word, [telegramHtml, plainMarkup], 4_000);
+    expect(parts.map(([html]) => html?.length)).toEqual([4_000, 4_000]);
+    expect(parts.map(([, plain]) => plain).join('')).toBe(word);
+  });
+
   it('cuts a word longer than a message', () => {
     const parts = formatParts('x'.repeat(250), [telegramHtml], 100).map(([html]) => html);
     expect(parts).toEqual(['x'.repeat(100), 'x'.repeat(100), 'x'.repeat(50)]);

@@ -145,8 +145,17 @@ function hardChunks(text: string, measure: (text: string) => number, limit: numb
   const chunks: string[] = [];
   let rest = text;
   while (rest.length > 0) {
+    // The longest slice that fits: escaping lengthens some characters, so it may be shorter than the limit.
     let size = Math.min(rest.length, limit);
-    while (size > 1 && measure(rest.slice(0, size)) > limit) size = Math.floor(size / 2);
+    if (measure(rest.slice(0, size)) > limit) {
+      let fits = 1;
+      while (fits < size - 1) {
+        const middle = Math.floor((fits + size) / 2);
+        if (measure(rest.slice(0, middle)) <= limit) fits = middle;
+        else size = middle;
+      }
+      size = fits;
+    }
     size = safeCutIndex(rest, size);
     chunks.push(rest.slice(0, size));
     rest = rest.slice(size);
