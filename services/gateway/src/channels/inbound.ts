@@ -24,7 +24,7 @@ import {
   readdressIdentity,
   type Identity,
 } from './identities';
-import { consumeLinkCode } from './link-codes';
+import { consumeLinkCode, countLinkAttempt } from './link-codes';
 import { adoptLinkedAway } from './linked-away';
 import { acceptMedia, pendingVoiceSchema, type PendingVoice } from './media-inbound';
 import { rateDelay } from './message-rate';
@@ -39,6 +39,8 @@ const REPLIES = {
   linkedWithData:
     'Linked: this chat now talks to your existing assistant. Your folders, documents, habits, reminders, goals and memory from this chat moved there too; the earlier conversation here was not kept.',
   badCode: 'That link code is not valid or has expired. Get a new one and send /link CODE within 10 minutes.',
+  linkTooOften: 'Too many /link attempts from this chat. Wait 10 minutes, then get a new code and send /link CODE.',
+  linkBusy: 'Too many /link attempts right now. Please try again in a minute.',
   newSession: 'Started a new conversation.',
   disabled: 'This account is disabled, so I cannot answer. Please contact the operator of this assistant.',
 } as const;
@@ -209,6 +211,10 @@ async function handle(
   const command = message.content.kind === 'text' ? parseCommand(message.content.text) : undefined;
   if (command?.kind === 'link') {
     // Linking must not create a user for the identity first: it is about to join an existing one.
+    const attempt = await countLinkAttempt(runtime, message.channel, message.sender.id);
+    if (attempt === 'sender-limited') return { ...none, reply: REPLIES.linkTooOften };
+    if (attempt === 'sender-silent') return none;
+    if (attempt === 'everyone-limited') return { ...none, reply: REPLIES.linkBusy };
     const userId = await consumeLinkCode(client, command.code);
     if (!userId) return { ...none, reply: REPLIES.badCode };
     await linkIdentity(client, message, userId);

@@ -1,0 +1,87 @@
+import type pg from 'pg';
+import { Api } from '../scripts/lib/api';
+import { FakeModel } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { testDb } from './helpers/db';
+import { FakeGraph } from './helpers/fake-graph';
+import { FakeTelegram } from './helpers/fake-telegram';
+
+/**
+ * Chats that try to abuse the bot (docs/channels.md#limits-on-chats): guessing link codes, and
+ * flooding it with messages it answers without a turn. RATE_LIMIT_MESSAGES_PER_MINUTE is small here.
+ */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const graph = new FakeGraph();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+const RATE = 3;
+const webhooks = new ChannelWebhooks(() => system.url, 'tg-abuse-secret', 'wa-abuse-secret');
+const nextId = () => webhooks.nextId();
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start(), graph.start()]);
+  model.script = () => ({ content: 'ok' });
+  db = testDb();
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TELEGRAM_BOT_TOKEN: '123456:test-token',
+      TELEGRAM_WEBHOOK_SECRET: webhooks.telegramSecret,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      RATE_LIMIT_MESSAGES_PER_MINUTE: String(RATE),
+      ...graph.settings(webhooks.whatsappAppSecret, 'wa-verify'),
+    },
+  });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop(), graph.stop()]);
+  await db.end();
+});
+
+/** What the gateway decided to reply to a Telegram update, read from its channel_messages row (null: nothing). */
+const replyTo = async (update: { update_id: number }) =>
+  (
+    await db.query<{ reply: string | null }>(`SELECT reply FROM channel_messages WHERE channel = 'telegram' AND external_id = $1`, [
+      String(update.update_id),
+    ])
+  ).rows[0]?.reply;
+const identityUser = async (channel: string, externalId: string) =>
+  (
+    await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [
+      channel,
+      externalId,
+    ])
+  ).rows[0]?.user_id;
+
+async function sendTelegram(update: { update_id: number }): Promise<string | null | undefined> {
+  expect((await webhooks.postTelegram(update)).status).toBe(200);
+  return replyTo(update);
+}
+
+describe('/link CODE guesses', () => {
+  it('stops checking codes from a chat after 5 wrong ones in 10 minutes, saying so once; other chats still link', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'link owner' });
+    const { code } = (await user.post('/v1/link-codes')).body as { code: string };
+    const guesser = nextId();
+    for (let guess = 0; guess < 5; guess += 1) {
+      expect(await sendTelegram(webhooks.tgText(guesser, `/link WRONG${guess}XX`))).toContain('not valid');
+    }
+    // The right code, too late: this chat's guesses are used up, so it is not even looked at.
+    expect(await sendTelegram(webhooks.tgText(guesser, `/link ${code}`))).toContain('Too many');
+    expect(await sendTelegram(webhooks.tgText(guesser, `/link ${code}`))).toBeNull();
+    expect(await identityUser('telegram', String(guesser))).toBeUndefined();
+    await system.waitFor(() => telegram.received(guesser).length === 6, 'the five refusals and the one notice');
+
+    const owner = nextId();
+    expect(await sendTelegram(webhooks.tgText(owner, `/link ${code}`))).toContain('Linked');
+    expect(await identityUser('telegram', String(owner))).toBe(user.userId);
+  });
+});
