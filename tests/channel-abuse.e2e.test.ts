@@ -85,3 +85,29 @@ describe('/link CODE guesses', () => {
     expect(await identityUser('telegram', String(owner))).toBe(user.userId);
   });
 });
+
+describe('replies without a turn', () => {
+  /** A sticker from `chat`, which the bot cannot read and answers with a short reply. */
+  const sticker = (chat: number) => {
+    const update = webhooks.tgText(chat, '');
+    const { text: _text, ...message } = update.message;
+    return { ...update, message: { ...message, sticker: { file_id: `sticker-${nextId()}`, emoji: '🙂' } } };
+  };
+
+  it('count against the message rate: a flood of stickers gets RATE replies, and a text after it still gets its turn', async () => {
+    const chat = nextId();
+    const replies = [];
+    for (let i = 0; i < RATE + 2; i += 1) replies.push(await sendTelegram(sticker(chat)));
+    expect(replies.slice(0, RATE)).toEqual(Array.from({ length: RATE }, () => expect.stringContaining('I can only read')));
+    expect(replies.slice(RATE)).toEqual([null, null]);
+    await system.waitFor(() => telegram.received(chat).length === RATE, 'the replies within the rate');
+
+    const text = webhooks.tgText(chat, 'a real question');
+    expect(await sendTelegram(text)).toBeNull();
+    const turn = await db.query<{ status: string }>(
+      `SELECT t.status FROM turns t JOIN channel_messages m ON m.turn_id = t.id WHERE m.channel = 'telegram' AND m.external_id = $1`,
+      [String(text.update_id)],
+    );
+    expect(turn.rows).toEqual([{ status: 'queued' }]);
+  });
+});

@@ -13,7 +13,7 @@ import { insertTurn } from '../turns/submit-message';
 import { isUserDisabled } from '../users/users.service';
 import { channelDecisionSchema, parseButtonData, type ChannelDecision } from './buttons';
 import type { InboundMessage } from './channel-types';
-import { parseCommand, parseYesNo } from './commands';
+import { parseCommand, parseYesNo, type ChannelCommand } from './commands';
 import { applyDecision, openQuestionDecision } from './decisions';
 import {
   channelSessionKey,
@@ -44,6 +44,8 @@ const REPLIES = {
   newSession: 'Started a new conversation.',
   disabled: 'This account is disabled, so I cannot answer. Please contact the operator of this assistant.',
 } as const;
+
+const NOTHING: Outcome = { userId: null, turnId: null, reply: null, decision: null, voice: null };
 
 /** What a message led to. Kept on its channel_messages row so a redelivery can finish publishing it. */
 interface Outcome {
@@ -198,8 +200,7 @@ async function handle(
   identity: Identity | undefined,
   rowId: string,
 ): Promise<Outcome> {
-  const { queues, config } = runtime;
-  const none: Outcome = { userId: null, turnId: null, reply: null, decision: null, voice: null };
+  const none = NOTHING;
   if (message.content.kind === 'changed-number') {
     // WhatsApp's notice, not the person's words: never answered (docs/channels.md#whatsapp-usernames-and-changed-numbers).
     if (!identity) return none;
@@ -227,7 +228,33 @@ async function handle(
     };
   }
 
+  return rateBoundReply(runtime, await handleOwn(client, runtime, message, identity, rowId, command));
+}
+
+/**
+ * A reply the bot sends without a turn (to a sticker, a disabled account, `/new`) counts against
+ * its user's message rate like any message; over it, none is sent: a flood of stickers must not
+ * make the bot flood the chat (the providers penalise bots that do). What the message did stands.
+ */
+async function rateBoundReply(runtime: Runtime, outcome: Outcome): Promise<Outcome> {
+  if (outcome.reply === null || outcome.userId === null) return outcome;
+  return (await rateDelay(runtime, outcome.userId)) === undefined ? outcome : { ...outcome, reply: null };
+}
+
+/** A message of the sender's own user (not `/link`, which is limited on its own). */
+async function handleOwn(
+  client: DbClient,
+  runtime: Runtime,
+  message: InboundMessage,
+  identity: Identity | undefined,
+  rowId: string,
+  command: ChannelCommand | undefined,
+): Promise<Outcome> {
+  const { queues, config } = runtime;
+  const none = NOTHING;
   const content = message.content;
+  // Handled by handle(), before this.
+  if (content.kind === 'changed-number') return none;
   // A button press never creates a user: a stranger's (on a forwarded message) decides nothing.
   const userId =
     identity?.userId ?? (content.kind === 'button' ? undefined : await createIdentityUser(client, message, config.DEFAULT_TIMEZONE));
