@@ -23,6 +23,15 @@ describe('input guard', () => {
     });
   });
 
+  it('finds a key named __proto__ at any depth, as JSON.parse keeps it; constructor and prototype are plain keys', () => {
+    expect(findUnstorable(JSON.parse('{"settings":{"a":[{"__proto__":{"x":1}}]}}'))).toEqual({
+      path: ['settings', 'a', 0, '__proto__'],
+      message: 'keys must not be "__proto__"',
+    });
+    expect(findUnstorable(JSON.parse('{"__proto__":1}'), { allowNul: true })?.path).toEqual(['__proto__']);
+    expect(findUnstorable({ settings: { constructor: { prototype: 1 } } })).toBeUndefined();
+  });
+
   it('cleans control characters from a webhook body but keeps line breaks', () => {
     expect(withoutControlCharacters('a\u0000b\u0007c\td\ne\u009f🙂\ud83d')).toBe('abc\td\ne🙂\uFFFD');
     expect(cleanWebhookBody({ message: { text: 'hi\u0000 there', n: 1, ok: true, none: null } })).toEqual({

@@ -12,8 +12,9 @@ interface Problem {
 }
 
 /**
- * The first part of a parsed JSON value the system will not store: nesting past MAX_JSON_DEPTH
- * or a NUL character or half of a UTF-16 pair in a string or key (PostgreSQL text and jsonb refuse them). The walk keeps its
+ * The first part of a parsed JSON value the system will not store: nesting past MAX_JSON_DEPTH,
+ * a key named `__proto__`, or a NUL character or half of a UTF-16 pair in a string or key
+ * (PostgreSQL text and jsonb refuse them). The walk keeps its
  * own stack: a recursive one would overflow on the very input it is meant to refuse.
  */
 export function findUnstorable(value: unknown, { allowNul = false } = {}): Problem | undefined {
@@ -31,6 +32,9 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
       const childPath = [...path.slice(0, MAX_JSON_DEPTH), Array.isArray(current) ? Number(key) : key];
       if (!allowNul && key.includes('\0')) return { path: childPath, message: 'keys must not contain a NUL character' };
       if (!allowNul && !key.isWellFormed()) return { path: childPath, message: 'keys must be valid Unicode (a lone surrogate)' };
+      // JSON.parse makes it a plain key, but the first copy into a new object (a zod parse, a
+      // merge) sets that object's prototype instead: it would vanish, or worse. Refused, never dropped.
+      if (key === '__proto__') return { path: childPath, message: 'keys must not be "__proto__"' };
       stack.push({ value: child, depth: depth + 1, path: childPath });
     }
   }
