@@ -20,7 +20,7 @@ import {
 } from '@assistant/shared';
 import { insertTestUser } from '../../../../tests/helpers/db';
 import { errorHandler } from '../http/errors';
-import { preferenceRoutes } from './preferences.routes';
+import { MAX_SETTINGS_BYTES, preferenceRoutes } from './preferences.routes';
 
 let db: Db;
 let redis: Redis;
@@ -109,5 +109,23 @@ describe('a change of time zone', () => {
     for (const [i, moved] of after.entries()) {
       expect(moved).toEqual({ at: new Date((before[i]?.at.getTime() as number) - 12 * 3_600_000), job: 'delayed' });
     }
+  });
+});
+
+describe('settings', () => {
+  it('grow only up to MAX_SETTINGS_BYTES of JSON: a PATCH past it answers 400 and changes nothing', async () => {
+    const { userId } = await insertTestUser(db);
+    await db.query('INSERT INTO user_preferences (user_id) VALUES ($1)', [userId]);
+    const half = 'x'.repeat(MAX_SETTINGS_BYTES / 2);
+    expect((await patch(userId, { settings: { a: half } })).status).toBe(200);
+    const refused = await patch(userId, { max_iterations: 3, settings: { b: half } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { details: [{ path: ['settings'], message: expect.stringContaining('65536') }] } });
+    expect((await db.query('SELECT max_iterations, settings FROM user_preferences WHERE user_id = $1', [userId])).rows[0]).toEqual({
+      max_iterations: 15,
+      settings: { a: half },
+    });
+    // Replacing a key by a smaller value is a change like any other.
+    expect((await patch(userId, { settings: { a: 'small', b: half } })).status).toBe(200);
   });
 });

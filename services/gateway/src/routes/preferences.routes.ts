@@ -19,6 +19,12 @@ export const patchPreferencesBody = z
   })
   .partial();
 
+/**
+ * The most `settings` may hold, as JSON: ample for a client's own keys, and it keeps a client
+ * from growing one row without end, 1 MiB a request.
+ */
+export const MAX_SETTINGS_BYTES = 65_536;
+
 export const preferenceApi = defineRoutes({
   getPreferences: {
     method: 'get',
@@ -63,10 +69,12 @@ export function preferenceRoutes(runtime: Runtime): Router {
       );
       const values = fields.map(([column, value]) => (column === 'settings' ? JSON.stringify(value) : value));
       const found = await withTransaction(db, async (client) => {
-        const before = await client.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1 FOR UPDATE', [
-          userOf(req),
-        ]);
+        const before = await client.query<{ timezone: string; settings: Record<string, unknown> }>(
+          'SELECT timezone, settings FROM user_preferences WHERE user_id = $1 FOR UPDATE',
+          [userOf(req)],
+        );
         const from = before.rows[0]?.timezone;
+        if (body.settings !== undefined) checkSettingsSize({ ...before.rows[0]?.settings, ...body.settings });
         // A new zone keeps the wall-clock times of the user's reminders (README, "Time zones"); their
         // jobs are queued before the commit, so a failure there (Redis down) changes nothing.
         if (body.timezone !== undefined && from !== undefined && from !== body.timezone) {
@@ -82,4 +90,11 @@ export function preferenceRoutes(runtime: Runtime): Router {
       res.json(found.rows[0]);
     },
   });
+}
+
+/** 400 when the settings a PATCH would leave are over MAX_SETTINGS_BYTES as JSON. */
+function checkSettingsSize(merged: Record<string, unknown>): void {
+  if (Buffer.byteLength(JSON.stringify(merged)) <= MAX_SETTINGS_BYTES) return;
+  const message = `must be at most ${MAX_SETTINGS_BYTES} bytes as JSON, with the keys already stored`;
+  throw new HttpError(400, 'validation_failed', 'the request is not valid', [{ code: 'custom', path: ['settings'], message }]);
 }
