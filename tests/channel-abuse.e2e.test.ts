@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
 import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
 import { FakeModel } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
+import { fixture, whatsappButtonReply } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
@@ -17,6 +20,7 @@ const graph = new FakeGraph();
 const system = new TestSystem();
 let db: pg.Pool;
 let api: Api;
+let deliveries: Queue;
 
 const RATE = 3;
 const webhooks = new ChannelWebhooks(() => system.url, 'tg-abuse-secret', 'wa-abuse-secret');
@@ -37,10 +41,12 @@ beforeAll(async () => {
     },
   });
   api = new Api(system.url);
+  deliveries = new Queue('deliveries', { connection: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, prefix: system.prefix });
 });
 
 afterAll(async () => {
   if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await deliveries.close();
   await system.stop();
   await Promise.all([model.stop(), telegram.stop(), graph.stop()]);
   await db.end();
@@ -109,5 +115,38 @@ describe('replies without a turn', () => {
       [String(text.update_id)],
     );
     expect(turn.rows).toEqual([{ status: 'queued' }]);
+  });
+});
+
+describe('WhatsApp button presses that change nothing', () => {
+  /** A press of a button for an approval that does not exist, as `from` would send it. */
+  const bogusPress = (from: string) => {
+    const payload = fixture(whatsappButtonReply);
+    const value = payload.entry[0]?.changes[0]?.value;
+    const [contact, message] = [value?.contacts[0], value?.messages[0]];
+    if (!contact || !message) throw new Error('the button reply fixture has no message');
+    const id = `wamid.${randomUUID()}`;
+    Object.assign(contact, { wa_id: from });
+    Object.assign(message, { from, id });
+    message.interactive.button_reply.id = `a:${randomUUID()}:y`;
+    return { raw: JSON.stringify(payload), id };
+  };
+  /** Whether the gateway queued words answering the press `id` (the job exists once the webhook has answered). */
+  const answered = async (id: string) => {
+    const row = await db.query<{ id: string }>(`SELECT id FROM channel_messages WHERE channel = 'whatsapp' AND external_id = $1`, [id]);
+    return (await deliveries.getJob(`refused.${row.rows[0]?.id}`)) !== undefined;
+  };
+
+  it('get words only within the message rate', async () => {
+    const waId = `55119${nextId()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'hello'))).status).toBe(200);
+    const outcomes = [];
+    for (let i = 0; i < RATE + 1; i += 1) {
+      const press = bogusPress(waId);
+      expect((await webhooks.postWhatsApp(press.raw)).status).toBe(200);
+      outcomes.push(await answered(press.id));
+    }
+    // The text took one of the minute's RATE messages.
+    expect(outcomes).toEqual([...Array.from({ length: RATE - 1 }, () => true), false, false]);
   });
 });

@@ -64,6 +64,8 @@ export interface InboundResult {
   rowId: string;
   /** The delivery was accepted before: it produces nothing new (docs/channels.md#webhooks). */
   redelivered: boolean;
+  /** The user it acts as, if any. */
+  userId?: string;
   /** It got a reply of its own (a disabled account's, say), sent by then. */
   replied: boolean;
   /** Where answers to it go: its identity's address, the number for a WhatsApp message without the number of an identity that has it. */
@@ -110,6 +112,7 @@ export async function acceptInbound(runtime: Runtime, received: InboundMessage):
   return {
     rowId: accepted.rowId,
     redelivered,
+    ...(outcome.userId ? { userId: outcome.userId } : {}),
     replied: outcome.reply !== null,
     replyTo: message.replyTo,
     ...(outcome.decision ? { decision: outcome.decision } : {}),
@@ -238,7 +241,12 @@ async function handle(
  */
 async function rateBoundReply(runtime: Runtime, outcome: Outcome): Promise<Outcome> {
   if (outcome.reply === null || outcome.userId === null) return outcome;
-  return (await rateDelay(runtime, outcome.userId)) === undefined ? outcome : { ...outcome, reply: null };
+  return (await replyAllowed(runtime, outcome.userId)) ? outcome : { ...outcome, reply: null };
+}
+
+/** Counts a reply without a turn against the user's message rate: whether it may be sent. */
+export async function replyAllowed(runtime: Runtime, userId: string): Promise<boolean> {
+  return (await rateDelay(runtime, userId)) === undefined;
 }
 
 /** A message of the sender's own user (not `/link`, which is limited on its own). */

@@ -8,7 +8,7 @@ import { HttpError } from '../../http/errors';
 import { cleanWebhookBody } from '../../http/input-guard';
 import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
-import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
+import { acceptInbound, refusedPress, replyAllowed, type InboundResult } from '../inbound';
 import { resendRefusedMessage } from '../notice-resend';
 import { messagesWithoutSender, whatsappInbound } from './whatsapp.inbound';
 import { verifyQuery, webhookChanges, whatsappWebhook as webhookSchema } from './whatsapp.schemas';
@@ -71,6 +71,8 @@ export interface WhatsAppWebhookSettings {
 async function answerRefusedPress(runtime: Runtime, result: InboundResult): Promise<void> {
   const refused = refusedPress(result);
   if (refused === undefined || result.redelivered || result.replied) return;
+  // Words a press gets count against the message rate, as every reply without a turn does (inbound.ts).
+  if (result.userId && !(await replyAllowed(runtime, result.userId))) return;
   const reply = { to: result.replyTo, text: refused, channelMessageId: result.rowId };
   await addJob(runtime.queues, 'deliveries', 'reply', reply, { jobId: jobId('refused', result.rowId) });
 }
