@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { createChannelClients, incompleteChannels } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
 import { startTypingTicker } from './channels/typing.ticker';
+import { answerClientErrorsAsJson } from './http/client-errors';
 import { EventHub } from './sse/event-hub';
 import { openStreams } from './sse/sse.routes';
 import { ApiKeyOwners } from './users/api-key-owners';
@@ -43,6 +44,7 @@ const server = app.listen(config.PORT, (error?: Error) => {
   // A channel with a setting forgotten stays off (404 on its webhook): say which setting.
   for (const problem of incompleteChannels(config)) logger.warn(problem);
 });
+answerClientErrorsAsJson(server);
 server.on('error', (error) => {
   logger.fatal({ err: error }, 'gateway could not listen');
   process.exit(1);
