@@ -60,3 +60,19 @@ describe('requests the HTTP parser refuses', () => {
     }
   });
 });
+
+describe('POST /v1/api-keys', () => {
+  it('makes at most 100 keys an hour, revoked ones included (429 with Retry-After past it)', async () => {
+    const user = await api.createUser(system.adminToken);
+    for (let i = 0; i < 100; i += 1) {
+      const created = await user.post('/v1/api-keys', {});
+      expect(created.status).toBe(201);
+      expect((await user.request('DELETE', `/v1/api-keys/${created.body.id}`)).status).toBe(204);
+    }
+    const refused = await user.post('/v1/api-keys', {});
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body).toMatchObject({ error: { code: 'rate_limited' } });
+    expect((await user.get('/v1/api-keys')).body).toHaveLength(1);
+  });
+});

@@ -4,6 +4,7 @@ import { withTransaction, type DbClient, type Runtime } from '@assistant/shared'
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
+import { rateLimit } from '../http/rate-limit';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import { apiKeyResponse, createdApiKeyResponse } from '../openapi/operator-schemas';
@@ -14,6 +15,11 @@ export const createApiKeyBody = z.strictObject({ name: z.string().trim().min(1).
 
 /** Plenty for every device and script of one person; a bound keeps a leaked key from minting thousands. */
 const MAX_KEYS_PER_USER = 50;
+/**
+ * Keys made per hour, revoked ones included: a revoked key's row stays (it names the key in
+ * logs and exports), so creating and revoking in a loop would grow the table without end.
+ */
+export const KEYS_PER_HOUR = 100;
 
 export const apiKeyApi = defineRoutes({
   listKeys: {
@@ -35,6 +41,7 @@ export const apiKeyApi = defineRoutes({
     responses: {
       201: { description: 'the new key', schema: createdApiKeyResponse },
       409: failure('the user already has the most keys allowed'),
+      429: failure(`over ${KEYS_PER_HOUR} keys made in an hour; see Retry-After`),
     },
   },
   revokeKey: {
@@ -52,6 +59,7 @@ export const apiKeyApi = defineRoutes({
 /** Several named keys per user, listed without their secrets; the last one cannot be revoked. */
 export function apiKeyRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
   const { db } = runtime;
+  const limit = rateLimit(runtime.redis, runtime.config.QUEUE_PREFIX, 'api-keys', KEYS_PER_HOUR, 60 * 60_000, 'API keys');
   return apiRouter(apiKeyApi, {
     listKeys: async (req, res) => {
       const found = await db.query(
@@ -64,6 +72,7 @@ export function apiKeyRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router 
 
     createKey: async (req, res, { body }) => {
       const userId = userOf(req);
+      await limit(req);
       const created = await withTransaction(db, async (client) => {
         const live = await liveKeys(client, userId);
         if (live.length >= MAX_KEYS_PER_USER) {
