@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { approvalButtons } from './buttons';
 import { outboundParts, renderTurnEvent } from './outbound';
+import { TelegramClient } from './telegram/telegram.client';
 
 const telegram = { text: 4_000, withButtons: 4_000 };
 const whatsapp = { text: 4_000, withButtons: 1_000 };
@@ -26,6 +27,14 @@ describe('outboundParts', () => {
 
   it('sends nothing for an empty answer', () => {
     expect(outboundParts({ text: '  ' }, telegram)).toEqual([]);
+  });
+
+  it('leaves out a Telegram part with nothing to read, which Telegram refuses as empty', () => {
+    const { formatMarkdown } = new TelegramClient('http://telegram.invalid', 'token');
+    expect(outboundParts({ text: '```\n```', markdown: true }, telegram, formatMarkdown)).toEqual([]);
+    expect(outboundParts({ text: 'Done.\n\n```\n```', markdown: true }, telegram, formatMarkdown)).toEqual([
+      { text: 'Done.', html: 'Done.\n\n<pre><code></code></pre>' },
+    ]);
   });
 
   it('sends a template message as one part whatever its length: its client fits the parameter', () => {

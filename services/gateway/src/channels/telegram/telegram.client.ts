@@ -20,12 +20,18 @@ export class TelegramClient implements ChannelSender {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
-  /** HTML parse mode, each part with its plain twin for the resend after a refusal. */
+  /**
+   * HTML parse mode, each part with its plain twin for the resend after a refusal. A part with
+   * nothing to read (an empty code block) is left out: Telegram refuses it as empty.
+   */
   readonly formatMarkdown: MarkdownFormatter = (markdown, limit) =>
-    formatParts(markdown, [telegramHtml, plainMarkup], limit).map(([html = '', text = '']) => ({ text, html }));
+    formatParts(markdown, [telegramHtml, plainMarkup], limit)
+      .map(([html = '', text = '']) => ({ text, html }))
+      .filter((part) => part.text.trim() !== '');
 
   /**
-   * An HTML part Telegram refuses ("can't parse entities") is sent again once as plain text, and a
+   * An HTML part Telegram refuses ("can't parse entities", or "message text is empty" for markup
+   * around no text, such as a link without words) is sent again once as plain text, and a
    * part for a forum topic that is gone (deleted, or closed since the message came) once to the
    * chat itself, its General topic: a refused message was not delivered, so neither resend can
    * send the part twice.
@@ -122,5 +128,9 @@ function isTopicGone(error: unknown): boolean {
 }
 
 function isEntityRefusal(error: unknown): boolean {
-  return error instanceof ChannelApiError && error.status === 400 && /can't parse entities/i.test(error.message);
+  return (
+    error instanceof ChannelApiError &&
+    error.status === 400 &&
+    /can't parse entities|can't parse message text|message text is empty/i.test(error.message)
+  );
 }
