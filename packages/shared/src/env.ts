@@ -126,6 +126,11 @@ export const configSchema = z
     JOB_LOCK_MS: int(10_000, 1_000, 600_000),
     /** How often the outbox sweeper looks for events and jobs a dead process left unpublished. */
     OUTBOX_SWEEP_MS: int(5_000, 100, 600_000),
+    /**
+     * How often agent workers look for unfinished turns whose jobs Redis lost (turns/stuck-turn-sweeper.ts);
+     * a turn unchanged for one whole interval gets its job again. Longer than a tool's two attempts.
+     */
+    STUCK_TURN_SWEEP_MS: int(60_000, 100, 3_600_000),
     HISTORY_TOKEN_BUDGET: int(12_000, 500, 1_000_000),
     SHUTDOWN_TIMEOUT_MS: int(20_000, 100, 600_000),
     /**

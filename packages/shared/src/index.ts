@@ -50,6 +50,7 @@ export * from './worker-process';
 export * from './job-processor';
 export * from './metrics';
 export * from './turns/outbox-sweeper';
+export * from './turns/stuck-turn-sweeper';
 export * from './time/local-time';
 export * from './time/repeat-schedule';
 export * from './time/tz-database';

@@ -1,6 +1,6 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
-import { jobProcessor, loadConfigOrExit, runWorkerProcess, startOutboxSweeper } from '@assistant/shared';
+import { jobProcessor, loadConfigOrExit, runWorkerProcess, startOutboxSweeper, startStuckTurnSweeper } from '@assistant/shared';
 import { createDigestHandler } from './digest/digest.worker';
 import { createErasureHandler, startErasureSweeper } from './erasure/erasure.worker';
 import { createChatModel } from './llm';
@@ -27,5 +27,6 @@ const runtime = runWorkerProcess(
   async () => turns?.parking.settled(),
 );
 startOutboxSweeper(runtime, runtime.config.OUTBOX_SWEEP_MS);
+startStuckTurnSweeper(runtime, runtime.config.STUCK_TURN_SWEEP_MS);
 startErasureSweeper(runtime);
 startReminderSweeper(runtime);

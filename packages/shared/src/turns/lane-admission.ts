@@ -23,11 +23,11 @@ export interface QueuedTurn {
  * SQL: when a queued turn may start, NULL meaning now: after its start_after (the message rate)
  * and, while a voice note in it waits for its transcript, after voice_held_until.
  */
-const DUE_AT = `GREATEST(start_after, CASE WHEN voice_pending <> '[]'::jsonb THEN voice_held_until END)`;
+export const DUE_AT_SQL = `GREATEST(start_after, CASE WHEN voice_pending <> '[]'::jsonb THEN voice_held_until END)`;
 
 export async function headOfLane(client: DbClient, sessionId: string): Promise<QueuedTurn | undefined> {
   const next = await client.query<QueuedTurn>(
-    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(${DUE_AT} <= NOW(), true) AS due, origin,
+    `SELECT id, user_id, session_key, ARRAY[input] || merged_inputs AS inputs, COALESCE(${DUE_AT_SQL} <= NOW(), true) AS due, origin,
        started_at IS NOT NULL AS resumed
      FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq LIMIT 1`,
     [sessionId],
@@ -93,7 +93,7 @@ export async function insertUserMessages(client: DbClient, sessionId: string, tu
 export async function sessionsWaitingForSlot(db: Queryable, sessionId: string, limit: number): Promise<string[]> {
   const found = await db.query<{ id: string }>(
     `SELECT s.id FROM sessions s
-     JOIN LATERAL (SELECT lane_seq, COALESCE(${DUE_AT} <= NOW(), true) AS due FROM turns q WHERE q.session_id = s.id AND q.status = 'queued'
+     JOIN LATERAL (SELECT lane_seq, COALESCE(${DUE_AT_SQL} <= NOW(), true) AS due FROM turns q WHERE q.session_id = s.id AND q.status = 'queued'
                    ORDER BY lane_seq LIMIT 1) head ON true
      WHERE s.user_id = (SELECT user_id FROM sessions WHERE id = $1) AND s.id <> $1 AND head.due
        AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = s.id AND a.status = ANY($2))
@@ -111,8 +111,8 @@ export async function sessionsWaitingForSlot(db: Queryable, sessionId: string, l
  */
 export async function msUntilDue(db: Queryable, sessionId: string): Promise<number | undefined> {
   const found = await db.query<{ ms: number }>(
-    `SELECT CEIL(EXTRACT(EPOCH FROM (${DUE_AT} - NOW())) * 1000)::int AS ms FROM turns q
-     WHERE q.session_id = $1 AND q.status = 'queued' AND ${DUE_AT} > NOW()
+    `SELECT CEIL(EXTRACT(EPOCH FROM (${DUE_AT_SQL} - NOW())) * 1000)::int AS ms FROM turns q
+     WHERE q.session_id = $1 AND q.status = 'queued' AND ${DUE_AT_SQL} > NOW()
        AND q.lane_seq = (SELECT MIN(lane_seq) FROM turns h WHERE h.session_id = $1 AND h.status = 'queued')
        AND NOT EXISTS (SELECT 1 FROM turns a WHERE a.session_id = $1 AND a.status = ANY($2))`,
     [sessionId, ACTIVE_STATUSES],

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { insertTestUser } from '../../../../tests/helpers/db';
+import { publishing } from '../../../../tests/helpers/publishing';
+import type { Logger } from '../logger';
+import type { QueueName } from '../jobs';
+import { stuckTurnSweep } from './stuck-turn-sweeper';
+
+const { db, queues, close } = publishing('stuck-turns');
+afterAll(close);
+
+const sweep = () => stuckTurnSweep({ db, queues, logger: { warn: () => undefined } as unknown as Logger });
+
+async function turn(status: string, claim: string | null = null, sessionId?: string): Promise<{ id: string; sessionId: string }> {
+  const session = sessionId ?? (await insertTestUser(db)).sessionId;
+  const found = await db.query<{ id: string }>(
+    `INSERT INTO turns (user_id, session_id, session_key, input, status, claim)
+     SELECT user_id, id, session_key, 'hi', $2, $3 FROM sessions WHERE id = $1 RETURNING id`,
+    [session, status, claim],
+  );
+  return { id: found.rows[0]?.id as string, sessionId: session };
+}
+
+async function runningTask(turnId: string): Promise<string> {
+  const found = await db.query<{ id: string }>(
+    `INSERT INTO tasks (turn_id, ref, position, iteration, call_id, tool_name, arguments, description, mutates, status)
+     VALUES ($1, 'task_1', 1, 1, 'call_1', 'list_folders', '{}', 'List folders', false, 'in_progress') RETURNING id`,
+    [turnId],
+  );
+  return found.rows[0]?.id as string;
+}
+
+/** A pending approval of the turn's task, past its expiry. */
+async function expiredApproval(turnId: string): Promise<string> {
+  const taskId = await runningTask(turnId);
+  await db.query(`UPDATE tasks SET status = 'awaiting_approval' WHERE id = $1`, [taskId]);
+  const found = await db.query<{ id: string }>(
+    `INSERT INTO approvals (user_id, turn_id, task_id, expires_at)
+     SELECT user_id, id, $2, NOW() - interval '1 minute' FROM turns WHERE id = $1 RETURNING id`,
+    [turnId, taskId],
+  );
+  return found.rows[0]?.id as string;
+}
+
+const job = async (queue: QueueName, id: string) => (await queues[queue].getJob(id)) ?? undefined;
+
+describe('stuck turn sweeper', () => {
+  it('queues again the job each turn that has not moved for a whole pass waits for, under its own id', async () => {
+    const queued = await turn('queued');
+    const claimed = await turn('running', 'o.lost-model-step');
+    const tooling = await turn('running');
+    const taskId = await runningTask(tooling.id);
+    const between = await turn('running');
+    const approving = await turn('awaiting_approval');
+    const approvalId = await expiredApproval(approving.id);
+    const pass = sweep();
+    await pass();
+    expect(await job('agent-turns', `stuck.${queued.id}.0`)).toBeUndefined();
+
+    await pass();
+    expect((await job('agent-turns', `stuck.${queued.id}.0`))?.data).toEqual({ sessionId: queued.sessionId });
+    expect((await job('agent-turns', 'o.lost-model-step'))?.data).toEqual({ turnId: claimed.id });
+    expect((await job('tool-calls', `task.${taskId}`))?.data).toEqual({ taskId, turnId: tooling.id });
+    expect((await job('agent-turns', `stuck.${between.id}.0`))?.data).toEqual({ turnId: between.id });
+    expect((await job('agent-turns', `expire.${approvalId}`))?.data).toEqual({ approvalId });
+  });
+
+  it('leaves a turn that moved between passes, and one queued behind another but for its voice note', async () => {
+    const moving = await turn('running');
+    const ahead = await turn('awaiting_user');
+    const behind = await turn('queued', null, ahead.sessionId);
+    const voiceNote = randomUUID();
+    await db.query(`UPDATE turns SET voice_pending = $2::jsonb, voice_held_until = NOW() + interval '1 hour' WHERE id = $1`, [
+      behind.id,
+      JSON.stringify([{ input: 0, message: voiceNote }]),
+    ]);
+    const pass = sweep();
+    await pass();
+    await db.query('UPDATE turns SET version = version + 1 WHERE id = $1', [moving.id]);
+    await pass();
+    expect(await job('agent-turns', `stuck.${moving.id}.0`)).toBeUndefined();
+    expect(await job('agent-turns', `stuck.${moving.id}.1`)).toBeUndefined();
+    expect(await job('agent-turns', `stuck.${behind.id}.0`)).toBeUndefined();
+    expect((await job('deliveries', `transcribe.${voiceNote}`))?.data).toEqual({ channelMessageId: voiceNote });
+  });
+});

@@ -1,0 +1,131 @@
+import { jobId } from '../queues';
+import type { Runtime } from '../runtime';
+import { DUE_AT_SQL } from './lane-admission';
+import { addOutboxJob, outboxJob, type OutboxJob } from './outbox';
+import { NOT_FINISHED_SQL } from './turn-status';
+
+/** Unfinished turns read per query; a pass reads them all, page by page. */
+const PAGE = 1_000;
+
+/**
+ * Every unfinished turn, with what names the jobs it waits for: whether it heads its session's
+ * lane (a turn behind another waits for that one), the model call's claim (the id of the job that
+ * owns it), the jobs of its running tools (`task.<id>`, the task's own or the one that handed on
+ * to it), its approvals past their expiry, its voice notes still waiting for a transcript, and
+ * whether a queued one is due. Through idx_turns_lane, as the outbox sweeper.
+ */
+const UNFINISHED = `SELECT t.id, t.lane_seq, t.session_id, t.status, t.version, t.claim, t.voice_pending,
+    NOT EXISTS (SELECT 1 FROM turns o WHERE o.session_id = t.session_id AND o.${NOT_FINISHED_SQL} AND o.lane_seq < t.lane_seq) AS head,
+    COALESCE(${DUE_AT_SQL} <= NOW(), true) AS due,
+    ARRAY(SELECT COALESCE(k.run_by, k.id)::text || ':' || k.id FROM tasks k WHERE k.turn_id = t.id AND k.status = 'in_progress' ORDER BY k.id) AS tools,
+    ARRAY(SELECT a.id::text FROM approvals a WHERE a.turn_id = t.id AND a.status = 'pending' AND a.expires_at < NOW() ORDER BY a.id) AS expired
+  FROM turns t
+  WHERE t.${NOT_FINISHED_SQL} AND t.lane_seq > $1
+  ORDER BY t.lane_seq LIMIT ${PAGE}`;
+
+interface UnfinishedTurn {
+  id: string;
+  /** A bigint, as pg returns it: a string. */
+  lane_seq: string;
+  session_id: string;
+  status: string;
+  version: number;
+  claim: string | null;
+  voice_pending: { message: string }[];
+  head: boolean;
+  due: boolean;
+  /** `<job task id>:<task id>` of each running tool. */
+  tools: string[];
+  expired: string[];
+}
+
+type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'logger'>;
+
+/**
+ * The safety net under the queues: a turn's jobs live only in Redis, so a Redis that comes back
+ * empty (restarted without persistence, failed over, its keys flushed) leaves every unfinished
+ * turn without the job that would advance it, and the session's later turns behind it. Each
+ * interval this reads what every turn at the head of its lane waits for and, for a turn that has
+ * not moved since the last pass, queues that job again under its deterministic id: BullMQ adds
+ * nothing while the job is still there, so a turn that only waits (a long model call, a tool, a
+ * busy queue) is left alone, and several agent workers sweeping at once add one job. What runs
+ * again stays exactly once: a model call is owned by the claim's job id, a tool by its task's
+ * record (the tool worker's `ToolRunner`), a lane or advance job decides from the stored state.
+ * A turn must stay unchanged for a whole interval (a minute by default, longer than a tool's two
+ * attempts), so a job still running in a process that lost its Redis has ended by then.
+ */
+export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number): () => void {
+  const sweep = stuckTurnSweep(runtime);
+  const timer = setInterval(() => void sweep(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** One pass each time it is called (a pass still running makes it a no-op). */
+export function stuckTurnSweep(runtime: SweepRuntime): () => Promise<void> {
+  let seen = new Map<string, string>();
+  let sweeping = false;
+  return async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const turns = await unfinishedTurns(runtime);
+      const now = new Map(turns.map((turn) => [turn.id, fingerprint(turn)]));
+      const stuck = turns.filter((turn) => seen.get(turn.id) === now.get(turn.id));
+      seen = now;
+      const jobs = stuck.flatMap((turn) => jobsNeeded(turn));
+      // One job's trouble (Redis gone again) leaves the others to this pass and the next.
+      const added = await Promise.allSettled(jobs.map((job) => addOutboxJob(runtime.queues, job)));
+      const failed = added.find((outcome) => outcome.status === 'rejected');
+      if (failed) runtime.logger.warn({ err: failed.reason }, 'stuck turn sweep failed');
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'stuck turn sweep failed');
+    } finally {
+      sweeping = false;
+    }
+  };
+}
+
+async function unfinishedTurns({ db }: SweepRuntime): Promise<UnfinishedTurn[]> {
+  const turns: UnfinishedTurn[] = [];
+  for (let after = '0'; ;) {
+    const page = await db.query<UnfinishedTurn>(UNFINISHED, [after]);
+    turns.push(...page.rows);
+    if (page.rows.length < PAGE) return turns;
+    after = page.rows.at(-1)?.lane_seq as string;
+  }
+}
+
+/** What changes whenever a turn moves: a transition (version), a claim, a tool starting or ending. */
+function fingerprint(turn: UnfinishedTurn): string {
+  return [turn.status, turn.version, turn.claim, turn.head, turn.due, ...turn.tools, ...turn.expired].join('|');
+}
+
+/** The jobs a turn that has not moved waits for, under the ids they were queued with (or one per version). */
+function jobsNeeded(turn: UnfinishedTurn): OutboxJob[] {
+  const { id: turnId, session_id: sessionId } = turn;
+  switch (turn.status) {
+    case 'queued': {
+      // A voice note's transcription runs while its turn waits, behind others or not (its job drops a settled one).
+      const transcriptions = turn.voice_pending.map(({ message }) =>
+        outboxJob('deliveries', 'transcribe', { channelMessageId: message }, { jobId: jobId('transcribe', message) }),
+      );
+      if (!turn.head || !turn.due) return transcriptions;
+      return [...transcriptions, outboxJob('agent-turns', 'lane', { sessionId }, { jobId: jobId('stuck', `${turnId}.${turn.version}`) })];
+    }
+    case 'running':
+      if (turn.claim !== null) return [outboxJob('agent-turns', 'advance', { turnId }, { jobId: turn.claim })];
+      if (turn.tools.length > 0) {
+        const jobTasks = new Set(turn.tools.map((tool) => tool.split(':')[0] as string));
+        return [...jobTasks].map((taskId) => outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId) }));
+      }
+      return [outboxJob('agent-turns', 'advance', { turnId }, { jobId: jobId('stuck', `${turnId}.${turn.version}`) })];
+    case 'awaiting_approval':
+      return turn.expired.map((approvalId) =>
+        outboxJob('agent-turns', 'expire-approval', { approvalId }, { jobId: jobId('expire', approvalId) }),
+      );
+    default:
+      // awaiting_user: the user's answer moves it, and nothing in Redis waits for it.
+      return [];
+  }
+}

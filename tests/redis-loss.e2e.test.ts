@@ -1,0 +1,101 @@
+import { Redis } from 'ioredis';
+import type pg from 'pg';
+import { Api } from '../scripts/lib/api';
+import { injectFault, testDb } from './helpers/db';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
+import { HeldReplies, trailingUserTexts } from './helpers/held-model';
+import { TestSystem } from '../scripts/lib/system';
+
+/**
+ * A Redis that comes back empty (restarted without persistence, its keys flushed) while
+ * turns are in flight (docs/architecture.md#recovering-lost-jobs): PostgreSQL still knows what
+ * each unfinished turn waits for, and the agent workers' stuck-turn sweep queues it again.
+ */
+const model = new FakeModel();
+const system = new TestSystem();
+const held = new HeldReplies();
+let redis: Redis;
+let api: Api;
+let db: pg.Pool;
+let removeFaults: () => Promise<void>;
+
+beforeAll(async () => {
+  await model.start();
+  model.script = (body) => {
+    const text = userText(body);
+    if (text.startsWith('hold ') && !held.isHeld(text) && !released.has(text)) return held.hold(text);
+    const folder = /^make (.+)$/.exec(text)?.[1];
+    if (folder && !afterTools(body)) return { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    return { content: `echo: ${trailingUserTexts(body).join(' | ')}` };
+  };
+  db = testDb();
+  // "Sleepy…" folders take 2 s to insert: long enough to kill their tool worker mid-tool.
+  removeFaults = await injectFault(db, 'test_redis_loss', 'folders', `IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;`);
+  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  await system.start({ env: { OPENAI_BASE_URL: model.url, STUCK_TURN_SWEEP_MS: '500' } });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  held.releaseAll();
+  await system.stop();
+  await model.stop();
+  await removeFaults();
+  await db.end();
+  redis.disconnect();
+});
+
+/** Requests the model answers at once from now on: a second call after a crash is not held again. */
+const released = new Set<string>();
+
+/** Deletes every key of the test's prefix (queues, event streams, counters), as a Redis restarted without its data. */
+async function loseRedis(): Promise<void> {
+  const keys = await redis.keys(`${system.prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
+it('finishes a turn and the session’s next one when Redis loses its data while its agent worker is down mid model call', async () => {
+  const user = await api.createUser(system.adminToken);
+  const first = await user.send('hold the thought');
+  await system.waitFor(() => held.isHeld('hold the thought'), 'the model call');
+  const second = await user.send('and after it');
+  await system.signal('agent-worker', 'SIGKILL');
+  await loseRedis();
+  released.add('hold the thought');
+  held.release('hold the thought');
+  system.spawn('agent-worker');
+
+  expect((await user.events(first.turn_id)).at(-1)?.data.status).toBe('completed');
+  const events = await user.events(second.turn_id);
+  expect(events.find((event) => event.event === 'message')?.data.content).toBe('echo: and after it');
+  expect(events.at(-1)?.data.status).toBe('completed');
+});
+
+it('finishes a turn whose Redis loses its data while its model call is held', async () => {
+  const user = await api.createUser(system.adminToken);
+  const first = await user.send('hold on');
+  await system.waitFor(() => held.isHeld('hold on'), 'the model call');
+  const second = await user.send('then this');
+  await loseRedis();
+  released.add('hold on');
+  held.release('hold on');
+
+  expect((await user.events(first.turn_id)).at(-1)?.data.status).toBe('completed');
+  expect((await user.events(second.turn_id)).at(-1)?.data.status).toBe('completed');
+});
+
+it('runs a tool once when Redis loses its data while its tool worker is down mid tool', async () => {
+  const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  const { turn_id: turnId } = await user.send('make Sleepy notes');
+  await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+  await system.signal('tool-worker', 'SIGKILL');
+  await loseRedis();
+  system.spawn('tool-worker');
+
+  const events = await user.events(turnId);
+  expect(events.filter((event) => event.event === 'tool_complete')).toHaveLength(1);
+  expect(events.at(-1)?.data.status).toBe('completed');
+  const folders = await db.query('SELECT 1 FROM folders WHERE user_id = $1 AND name = $2', [user.userId, 'Sleepy notes']);
+  expect(folders.rowCount).toBe(1);
+});
