@@ -72,21 +72,7 @@ afterAll(async () => {
   await db.end();
 });
 
-function tgVoice(chat: number, fileId: string) {
-  const update = fixture(telegramPrivateText);
-  update.update_id = webhooks.nextId();
-  const { text: _text, ...message } = update.message;
-  return {
-    update_id: update.update_id,
-    message: {
-      ...message,
-      message_id: webhooks.nextId(),
-      from: { ...message.from, id: chat },
-      chat: { ...message.chat, id: chat },
-      voice: { file_id: fileId, file_unique_id: `u${fileId}`, duration: 3, mime_type: 'audio/ogg', file_size: 2_048 },
-    },
-  };
-}
+const tgVoice = (chat: number, fileId: string) => webhooks.tgVoice(chat, fileId);
 
 function waMedia(from: string, type: 'audio' | 'image', media: Record<string, unknown>, id = `wamid.${randomUUID()}`): string {
   const payload = JSON.parse(webhooks.waText(from, 'x', id));

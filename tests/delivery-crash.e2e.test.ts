@@ -23,6 +23,9 @@ beforeAll(async () => {
   await system.start({
     env: {
       OPENAI_BASE_URL: model.url,
+      TRANSCRIPTION_MODEL: 'whisper-test',
+      // A killed gateway's job is taken over sooner: the voice note below kills several in a row.
+      JOB_LOCK_MS: '2000',
       TELEGRAM_BOT_TOKEN: '123456:delivery-crash',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,
@@ -54,4 +57,27 @@ it('sends a part once when its gateway is killed while the provider takes it', a
   // The chat's line keeps 'second' behind 'first': once it arrives, the first delivery has ended.
   await system.waitFor(() => texts(chat).includes('echo: second'), 'the second answer');
   expect(texts(chat)).toEqual(['echo: first', 'echo: second']);
+});
+
+it('apologises for a voice note whose transcription kills its gateway every time, and the session goes on', async () => {
+  const chat = webhooks.nextId();
+  const audio = 'audio that kills the gateway';
+  let calls = 0;
+  // Never answered: each gateway that transcribes it is killed mid-call.
+  model.transcribe = (request) => (request.audio === audio ? (calls++, new Promise(() => undefined)) : { text: request.audio });
+  telegram.addFile('voice-killer', 'voice/killer.oga', audio);
+  expect((await webhooks.postTelegram(webhooks.tgVoice(chat, 'voice-killer'))).status).toBe(200);
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'typed after it'))).status).toBe(200);
+
+  const apologised = () => texts(chat).some((text) => text.includes('could not make out that voice note'));
+  for (let killed = 0; !apologised(); killed++) {
+    // BullMQ fails a job for good after it stalled more than maxStalledCount (5) times, without running it.
+    expect(killed).toBeLessThan(8);
+    await system.waitFor(() => calls > killed || apologised(), 'the transcription call or the apology');
+    if (apologised()) break;
+    await system.signal('gateway', 'SIGKILL');
+    system.spawn('gateway');
+    await system.waitReady();
+  }
+  await system.waitFor(() => texts(chat).includes('echo: typed after it'), 'the answer to the text');
 });

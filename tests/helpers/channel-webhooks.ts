@@ -40,6 +40,18 @@ export class ChannelWebhooks {
     return update;
   }
 
+  /** A private-chat voice note update from user `from`, whose audio is the file `fileId`. */
+  tgVoice(from: number, fileId: string) {
+    const { text: _text, ...message } = this.tgText(from, '').message;
+    return {
+      update_id: this.nextId(),
+      message: {
+        ...message,
+        voice: { file_id: fileId, file_unique_id: `u${fileId}`, duration: 3, mime_type: 'audio/ogg', file_size: 2_048 },
+      },
+    };
+  }
+
   /** `secret: null` sends no header at all; a string is sent as it is. */
   postTelegram(update: unknown, secret: string | null = this.telegramSecret) {
     return fetch(`${this.gatewayUrl()}/webhooks/telegram`, {

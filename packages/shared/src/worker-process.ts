@@ -6,6 +6,13 @@ import { createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
 
 /**
+ * Times a job may stall (its worker died or stopped renewing its lock) and run again; after one
+ * more stall BullMQ fails it for good without running it, so a job that owes someone an answer
+ * when it gives up (a voice note's apology) must give up on its run with this many stalls.
+ */
+export const MAX_STALLED_COUNT = 5;
+
+/**
  * A BullMQ worker with the settings every process uses: a killed worker's jobs are taken over
  * after JOB_LOCK_MS; failures are logged (the job's own retry policy decides what happens next).
  */
@@ -18,7 +25,7 @@ export function startWorker(runtime: Runtime, processor: JobProcessor<QueueName>
     concurrency: config.WORKER_CONCURRENCY,
     lockDuration: config.JOB_LOCK_MS,
     stalledInterval: config.JOB_LOCK_MS,
-    maxStalledCount: 5,
+    maxStalledCount: MAX_STALLED_COUNT,
   });
   worker.on('failed', (job, error) => {
     const details = { queue, job: job?.name, jobId: job?.id, err: error };

@@ -4,6 +4,7 @@ import {
   downloadMedia,
   isPermanentModelError,
   jobId,
+  MAX_STALLED_COUNT,
   MediaDownloadError,
   settleVoice,
   sliceText,
@@ -30,8 +31,8 @@ const MAX_TRANSCRIPT = 16_000;
  * The `transcribe` job: downloads a voice note (streamed, capped at 20 MB, never in Redis),
  * transcribes it and puts the transcript in the place its message took in its turn when it
  * arrived (voice-holds.ts), which lets that turn start. A failure is retried with the job's
- * backoff; when no attempt is left (or none could help) the place is given up, so the session
- * goes on, and the person gets a short apology: a voice note is never lost silently. Settling
+ * backoff; when no attempt is left (or none could help, or its runs kept dying) the place is given
+ * up, so the session goes on, and the person gets a short apology: a voice note is never lost silently. Settling
  * the place is idempotent: a run after it finds nothing pending and only republishes.
  */
 export function createTranscriptionHandler(runtime: Runtime, transcriber: Transcriber): JobHandler<'deliveries', 'transcribe'> {
@@ -101,6 +102,9 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
     // No model call for a user an admin disabled, as for their turns (agent-worker turn/budget-check.ts): the
     // placeholder stays in its place, and the turn ends with the disabled account's error, which the chat is shown.
     if (await isUserDisabled(db, row.user_id)) return settleAndFlush(channelMessageId, voice, VOICE_PLACEHOLDER);
+    // Every earlier run died mid-way (a voice note that kills its process?) and BullMQ would fail
+    // the next stall without running anything: give up now, while the apology can still be sent.
+    if (job.stalledCounter >= MAX_STALLED_COUNT) return settleAndFlush(channelMessageId, voice, undefined);
 
     let text: string;
     try {
