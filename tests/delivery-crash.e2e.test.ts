@@ -81,3 +81,23 @@ it('apologises for a voice note whose transcription kills its gateway every time
   }
   await system.waitFor(() => texts(chat).includes('echo: typed after it'), 'the answer to the text');
 });
+
+it('sends a part whose send failed while the database would not drop its record either', async () => {
+  const chat = webhooks.nextId();
+  telegram.failSend(chat, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
+  // The record of the part that failed cannot be dropped, once.
+  await db.query(`
+    CREATE SEQUENCE IF NOT EXISTS test_undroppable_${chat};
+    CREATE OR REPLACE FUNCTION test_undroppable_${chat}() RETURNS trigger AS $$
+    BEGIN
+      IF OLD.recipient = '${chat}' AND nextval('test_undroppable_${chat}') = 1 THEN RAISE EXCEPTION 'the database is failing'; END IF;
+      RETURN OLD;
+    END $$ LANGUAGE plpgsql;
+    CREATE TRIGGER test_undroppable_${chat} BEFORE DELETE ON deliveries FOR EACH ROW EXECUTE FUNCTION test_undroppable_${chat}();`);
+  try {
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'once more'))).status).toBe(200);
+    await system.waitFor(() => texts(chat).includes('echo: once more'), 'the answer, sent on a retry');
+  } finally {
+    await db.query(`DROP TRIGGER test_undroppable_${chat} ON deliveries; DROP SEQUENCE test_undroppable_${chat}`);
+  }
+});

@@ -26,6 +26,8 @@ const MAX_HAND_BACKS = 50;
 const HAND_BACK_MS = 200;
 /** How long a delivery's count of hand-backs is kept: far longer than its hand-backs take. */
 const HAND_BACKS_TTL_MS = 24 * 3_600_000;
+/** How long a part whose send failed is remembered when its record could not be dropped: past the job's retries (about 9 hours). */
+const FAILED_SENDS_TTL_MS = 24 * 3_600_000;
 /** How soon a delivery waiting behind an earlier one of its chat looks again. */
 const BEHIND_MS = 500;
 /** A 429's retry_after is honoured this long after queueing; past it, a 429 is a failed attempt, retried with backoff like a 5xx. */
@@ -53,6 +55,39 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
     return Number(replies?.[0]?.[1]);
   }
 
+  const failedSendsKey = (key: string) => `${runtime.config.QUEUE_PREFIX}:failed-sends:${key}`;
+
+  /**
+   * Drops the record of a part whose send failed in front of us, so a retry sends it. When the
+   * database fails too, the part is remembered in Redis, where the job's next run finds it.
+   */
+  async function dropClaim(key: string, index: number): Promise<void> {
+    try {
+      await db.query('DELETE FROM deliveries WHERE delivery_key = $1 AND part = $2', [key, index]);
+    } catch {
+      await runtime.redis.multi().sadd(failedSendsKey(key), index).pexpire(failedSendsKey(key), FAILED_SENDS_TTL_MS).exec();
+    }
+  }
+
+  /**
+   * Of the parts recorded with no provider's answer (`unanswered`), those whose send failed while
+   * their record could not be dropped (dropClaim): their records go now, and they are sent again.
+   * Redis is read only when there are such parts (after a crash or a failure), so never on the usual path.
+   */
+  async function failedSends(key: string, unanswered: number[]): Promise<Set<number>> {
+    if (unanswered.length === 0) return new Set();
+    const remembered = (await runtime.redis.smembers(failedSendsKey(key))).map(Number);
+    const failed = unanswered.filter((part) => remembered.includes(part));
+    if (failed.length > 0) {
+      await db.query('DELETE FROM deliveries WHERE delivery_key = $1 AND part = ANY($2::int[]) AND provider_message_id IS NULL', [
+        key,
+        failed,
+      ]);
+      await runtime.redis.srem(failedSendsKey(key), ...failed);
+    }
+    return new Set(failed);
+  }
+
   /**
    * `notice`: the text of a notice, recorded with its parts so a refusal reported later can send it again.
    *
@@ -60,8 +95,9 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
    * gateway killed while the provider takes a part (between its answer and the record, the likeliest
    * moment of a crash in a send) leaves the claim, and the job's next run does not send that part
    * again. A send that fails in front of us (the provider answered an error, or the request did not
-   * go through) drops the claim, so a retry sends the part. Stops, leaving no trace of the job, once
-   * its owner is being erased (a part already in flight goes out, and its claim goes with the erasure).
+   * go through) drops the claim (or, the database failing too, has the next run drop it), so a
+   * retry sends the part. Stops, leaving no trace of the job, once its owner is being erased (a
+   * part already in flight goes out, and its claim goes with the erasure).
    */
   async function sendParts(
     job: Job,
@@ -76,11 +112,12 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       'SELECT part, provider_message_id FROM deliveries WHERE delivery_key = $1',
       [key],
     );
-    for (const row of done.rows) {
-      if (row.provider_message_id === null)
-        logger.warn({ jobId: key, part: row.part }, 'a delivery part whose gateway stopped while sending it is not sent again');
+    const unanswered = done.rows.filter((row) => row.provider_message_id === null).map((row) => row.part);
+    const failed = await failedSends(key, unanswered);
+    for (const part of unanswered) {
+      if (!failed.has(part)) logger.warn({ jobId: key, part }, 'a delivery part whose gateway stopped while sending it is not sent again');
     }
-    const sent = new Set(done.rows.map((row) => row.part));
+    const sent = new Set(done.rows.map((row) => row.part).filter((part) => !failed.has(part)));
     const recipient = recipientOf(to);
     // In order, one at a time: part 2 never overtakes part 1, even across retries.
     for (const [index, part] of parts.entries()) {
@@ -93,7 +130,7 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       try {
         providerId = await sender.send(to, part);
       } catch (error) {
-        await db.query('DELETE FROM deliveries WHERE delivery_key = $1 AND part = $2', [key, index]);
+        await dropClaim(key, index);
         throw error;
       }
       await db.query('UPDATE deliveries SET provider_message_id = $3 WHERE delivery_key = $1 AND part = $2', [key, index, providerId]);
