@@ -66,6 +66,9 @@ export async function skipOpenTasks(client: DbClient, turn: LockedTurn, reason: 
   return rows.map((task) => outboxEvent({ type: 'task_update', task_id: task.ref, status: 'skipped' }));
 }
 
+/** What the user is told of a turn given up on after its job kept failing. */
+export const TURN_GAVE_UP = 'The assistant could not finish this turn after several attempts.';
+
 /** Gives up on a turn that cannot go on (a model that keeps failing, a job out of attempts, a spent budget). */
 export async function failTurn(db: Db, turnId: string, code: string, message: string): Promise<boolean> {
   return withTransaction(db, async (client) => {

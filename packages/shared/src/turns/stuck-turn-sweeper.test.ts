@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { insertTestUser } from '../../../../tests/helpers/db';
 import { publishing } from '../../../../tests/helpers/publishing';
 import type { Logger } from '../logger';
 import type { QueueName } from '../jobs';
 import { stuckTurnSweep } from './stuck-turn-sweeper';
 
-const { db, queues, close } = publishing('stuck-turns');
+const { db, queues, outbox, prefix, redis, close } = publishing('stuck-turns');
 afterAll(close);
 
-const sweep = () => stuckTurnSweep({ db, queues, logger: { warn: () => undefined } as unknown as Logger });
+const sweep = () => stuckTurnSweep({ db, queues, outbox, logger: { warn: () => undefined } as unknown as Logger });
 
 async function turn(status: string, claim: string | null = null, sessionId?: string): Promise<{ id: string; sessionId: string }> {
   const session = sessionId ?? (await insertTestUser(db)).sessionId;
@@ -81,5 +82,31 @@ describe('stuck turn sweeper', () => {
     expect(await job('agent-turns', `stuck.${moving.id}.1`)).toBeUndefined();
     expect(await job('agent-turns', `stuck.${behind.id}.0`)).toBeUndefined();
     expect((await job('deliveries', `transcribe.${voiceNote}`))?.data).toEqual({ channelMessageId: voiceNote });
+  });
+});
+
+describe('stuck turn sweeper, a job failed for good', () => {
+  it('gives up a running turn whose model step job failed without running (stalled too often), as its last attempt would', async () => {
+    const claimed = await turn('running', `o.${randomUUID()}`);
+    const claim = (await db.query<{ claim: string }>('SELECT claim FROM turns WHERE id = $1', [claimed.id])).rows[0]?.claim as string;
+    const workerRedis = redis.duplicate({ maxRetriesPerRequest: null });
+    const worker = new Worker(
+      'agent-turns',
+      () => {
+        throw new UnrecoverableError('job stalled more than allowable limit');
+      },
+      { connection: workerRedis, prefix },
+    );
+    const failed = new Promise((resolve) => worker.on('failed', (job) => job?.id === claim && resolve(job)));
+    await queues['agent-turns'].add('advance', { turnId: claimed.id }, { jobId: claim });
+    await failed;
+    await worker.close();
+    workerRedis.disconnect();
+
+    const pass = sweep();
+    await pass();
+    await pass();
+    const ended = await db.query<{ status: string; error: string }>('SELECT status, error FROM turns WHERE id = $1', [claimed.id]);
+    expect(ended.rows[0]).toEqual({ status: 'failed', error: 'The assistant could not finish this turn after several attempts.' });
   });
 });

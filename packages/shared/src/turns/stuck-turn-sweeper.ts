@@ -1,5 +1,6 @@
 import { jobId } from '../queues';
 import type { Runtime } from '../runtime';
+import { failTurn, TURN_GAVE_UP } from './finishing';
 import { DUE_AT_SQL } from './lane-admission';
 import { addOutboxJob, outboxJob, type OutboxJob } from './outbox';
 import { NOT_FINISHED_SQL } from './turn-status';
@@ -39,14 +40,14 @@ interface UnfinishedTurn {
   expired: string[];
 }
 
-type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'logger'>;
+type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'outbox' | 'logger'>;
 
 /**
  * The safety net under the queues: a turn's jobs live only in Redis, so a Redis that comes back
  * empty (restarted without persistence, failed over, its keys flushed) leaves every unfinished
  * turn without the job that would advance it, and the session's later turns behind it. Each
- * interval this reads what every turn at the head of its lane waits for and, for a turn that has
- * not moved since the last pass, queues that job again under its deterministic id: BullMQ adds
+ * interval this reads what every unfinished turn waits for and, for a turn that has not moved
+ * since the last pass, queues that job again under its deterministic id: BullMQ adds
  * nothing while the job is still there, so a turn that only waits (a long model call, a tool, a
  * busy queue) is left alone, and several agent workers sweeping at once add one job. What runs
  * again stays exactly once: a model call is owned by the claim's job id, a tool by its task's
@@ -73,10 +74,9 @@ export function stuckTurnSweep(runtime: SweepRuntime): () => Promise<void> {
       const now = new Map(turns.map((turn) => [turn.id, fingerprint(turn)]));
       const stuck = turns.filter((turn) => seen.get(turn.id) === now.get(turn.id));
       seen = now;
-      const jobs = stuck.flatMap((turn) => jobsNeeded(turn));
-      // One job's trouble (Redis gone again) leaves the others to this pass and the next.
-      const added = await Promise.allSettled(jobs.map((job) => addOutboxJob(runtime.queues, job)));
-      const failed = added.find((outcome) => outcome.status === 'rejected');
+      // One turn's trouble (Redis gone again) leaves the others to this pass and the next.
+      const recovered = await Promise.allSettled(stuck.map((turn) => recover(runtime, turn)));
+      const failed = recovered.find((outcome) => outcome.status === 'rejected');
       if (failed) runtime.logger.warn({ err: failed.reason }, 'stuck turn sweep failed');
     } catch (error) {
       runtime.logger.warn({ err: error }, 'stuck turn sweep failed');
@@ -84,6 +84,26 @@ export function stuckTurnSweep(runtime: SweepRuntime): () => Promise<void> {
       sweeping = false;
     }
   };
+}
+
+/**
+ * Queues the jobs a stuck turn waits for. A running turn whose job failed for good instead (BullMQ
+ * fails a job that stalled too often without running it: a model step or tool that kills its
+ * worker every time) is given up, as its job's last attempt would have: adding it again would
+ * change nothing, and would run the poison again if it did.
+ */
+async function recover(runtime: SweepRuntime, turn: UnfinishedTurn): Promise<void> {
+  const { queues, db, outbox, logger } = runtime;
+  const jobs = jobsNeeded(turn);
+  if (turn.status === 'running') {
+    const states = await Promise.all(jobs.map((job) => queues[job.queue].getJobState(job.jobId)));
+    if (states.includes('failed')) {
+      logger.warn({ turnId: turn.id }, 'giving up a turn whose job failed for good');
+      if (await failTurn(db, turn.id, 'turn_failed', TURN_GAVE_UP)) await outbox.flush(turn.id);
+      return;
+    }
+  }
+  await Promise.all(jobs.map((job) => addOutboxJob(queues, job)));
 }
 
 async function unfinishedTurns({ db }: SweepRuntime): Promise<UnfinishedTurn[]> {

@@ -20,6 +20,7 @@ import {
   type Runtime,
   type TurnMachine,
   type TurnState,
+  TURN_GAVE_UP,
 } from '@assistant/shared';
 import { isModelError, isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
 import { HISTORY_KEPT_CHARS, HISTORY_ROWS } from './context';
@@ -170,7 +171,7 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
       ? userMessageForModelError(error)
       : code === 'model_error'
         ? 'The model endpoint kept failing, so the assistant could not answer. Please try again later.'
-        : 'The assistant could not finish this turn after several attempts.';
+        : TURN_GAVE_UP;
     if (await failTurn(db, turnId, code, message)) await outbox.flush(turnId);
   }
 }
