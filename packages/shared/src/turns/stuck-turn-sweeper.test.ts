@@ -86,22 +86,43 @@ describe('stuck turn sweeper', () => {
 });
 
 describe('stuck turn sweeper, a job failed for good', () => {
-  it('gives up a running turn whose model step job failed without running (stalled too often), as its last attempt would', async () => {
-    const claimed = await turn('running', `o.${randomUUID()}`);
-    const claim = (await db.query<{ claim: string }>('SELECT claim FROM turns WHERE id = $1', [claimed.id])).rows[0]?.claim as string;
+  /** Runs the job `id` (added by `add`) on a worker that fails every job at once, until it has failed. */
+  async function failJob(queue: QueueName, id: string, add: () => Promise<unknown>): Promise<void> {
     const workerRedis = redis.duplicate({ maxRetriesPerRequest: null });
     const worker = new Worker(
-      'agent-turns',
+      queue,
       () => {
         throw new UnrecoverableError('job stalled more than allowable limit');
       },
       { connection: workerRedis, prefix },
     );
-    const failed = new Promise((resolve) => worker.on('failed', (job) => job?.id === claim && resolve(job)));
-    await queues['agent-turns'].add('advance', { turnId: claimed.id }, { jobId: claim });
+    const failed = new Promise((resolve) => worker.on('failed', (job) => job?.id === id && resolve(job)));
+    await add();
     await failed;
     await worker.close();
     workerRedis.disconnect();
+  }
+
+  it('runs again, attempts reset, the failed transcription a queued turn still waits for', async () => {
+    const queued = await turn('queued');
+    const voiceNote = randomUUID();
+    await db.query(`UPDATE turns SET voice_pending = $2::jsonb, voice_held_until = NOW() + interval '1 hour' WHERE id = $1`, [
+      queued.id,
+      JSON.stringify([{ input: 0, message: voiceNote }]),
+    ]);
+    const id = `transcribe.${voiceNote}`;
+    await failJob('deliveries', id, () => queues.deliveries.add('transcribe', { channelMessageId: voiceNote }, { jobId: id }));
+
+    const pass = sweep();
+    await pass();
+    await pass();
+    expect(await queues.deliveries.getJobState(id)).toBe('waiting');
+  });
+
+  it('gives up a running turn whose model step job failed without running (stalled too often), as its last attempt would', async () => {
+    const claimed = await turn('running', `o.${randomUUID()}`);
+    const claim = (await db.query<{ claim: string }>('SELECT claim FROM turns WHERE id = $1', [claimed.id])).rows[0]?.claim as string;
+    await failJob('agent-turns', claim, () => queues['agent-turns'].add('advance', { turnId: claimed.id }, { jobId: claim }));
 
     const pass = sweep();
     await pass();

@@ -90,20 +90,26 @@ export function stuckTurnSweep(runtime: SweepRuntime): () => Promise<void> {
  * Queues the jobs a stuck turn waits for. A running turn whose job failed for good instead (BullMQ
  * fails a job that stalled too often without running it: a model step or tool that kills its
  * worker every time) is given up, as its job's last attempt would have: adding it again would
- * change nothing, and would run the poison again if it did.
+ * change nothing, and would run the poison again if it did. Any other turn's failed job (a lane,
+ * an expiry, a transcription whose last attempt could not record its outcome) runs again with its
+ * attempts reset, as the reminder sweeper does.
  */
 async function recover(runtime: SweepRuntime, turn: UnfinishedTurn): Promise<void> {
   const { queues, db, outbox, logger } = runtime;
   const jobs = jobsNeeded(turn);
-  if (turn.status === 'running') {
-    const states = await Promise.all(jobs.map((job) => queues[job.queue].getJobState(job.jobId)));
-    if (states.includes('failed')) {
-      logger.warn({ turnId: turn.id }, 'giving up a turn whose job failed for good');
-      if (await failTurn(db, turn.id, 'turn_failed', TURN_GAVE_UP)) await outbox.flush(turn.id);
-      return;
-    }
+  const states = await Promise.all(jobs.map((job) => queues[job.queue].getJobState(job.jobId)));
+  if (turn.status === 'running' && states.includes('failed')) {
+    logger.warn({ turnId: turn.id }, 'giving up a turn whose job failed for good');
+    if (await failTurn(db, turn.id, 'turn_failed', TURN_GAVE_UP)) await outbox.flush(turn.id);
+    return;
   }
-  await Promise.all(jobs.map((job) => addOutboxJob(queues, job)));
+  await Promise.all(
+    jobs.map(async (job, i) => {
+      if (states[i] !== 'failed') return addOutboxJob(queues, job);
+      logger.warn({ turnId: turn.id, jobId: job.jobId }, 'running again a failed job a turn waits for');
+      await (await queues[job.queue].getJob(job.jobId))?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    }),
+  );
 }
 
 async function unfinishedTurns({ db }: SweepRuntime): Promise<UnfinishedTurn[]> {
