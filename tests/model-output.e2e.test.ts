@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Api, UUID } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
-import { afterTools, byUserText, FakeModel, type ChatRequestBody } from '../scripts/lib/fake-model';
+import { afterTools, byUserText, FakeModel, userText, type ChatRequestBody } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
 
 /**
@@ -16,6 +16,8 @@ let db: pg.Pool;
 let api: Api;
 const PROVIDER_SECRET = 'sk-proj-Zz9SecretKeyLeak0123456789';
 const HUGE = 'x'.repeat(5 * 1024 * 1024);
+const STALLED_ANSWER = 'An answer that arrives whole on the second call.';
+const MODEL_TIMEOUT_MS = 3_000;
 
 beforeAll(async () => {
   await model.start();
@@ -50,10 +52,15 @@ beforeAll(async () => {
       usage: { prompt_tokens: 3_000_000_000, completion_tokens: 2.5, cached_tokens: 4_000_000_000 },
     }),
     'negative usage': () => ({ content: 'Given back?', usage: { prompt_tokens: -1_000_000, completion_tokens: -5 } }),
+    // The first call sends a few chunks, then nothing more on a connection it keeps open.
+    stalled: (body) =>
+      model.requests.filter((r) => userText(r.body) === userText(body)).length === 1
+        ? { content: STALLED_ANSWER, chunkSize: 3, stallAfterChunks: 2 }
+        : { content: STALLED_ANSWER, chunkSize: 3 },
     'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
   });
   db = testDb();
-  await system.start({ env: { OPENAI_BASE_URL: model.url, MAX_TOOL_CALLS_PER_STEP: '4' } });
+  await system.start({ env: { OPENAI_BASE_URL: model.url, MAX_TOOL_CALLS_PER_STEP: '4', MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS) } });
   api = new Api(system.url);
 });
 
@@ -184,5 +191,20 @@ describe('model output is untrusted', () => {
     const logs = system.logs.join('');
     expect(logs).toMatch(/Incorrect API key provided/);
     expect(logs).not.toContain(PROVIDER_SECRET);
+  });
+
+  it('gives up on a model call that stops sending in mid-answer after MODEL_TIMEOUT_MS, and calls the model again', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('stalled answer');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    expect(events.find((e) => e.event === 'message')?.data.content).toBe(STALLED_ANSWER);
+    // What the first call streamed is not streamed again.
+    expect(
+      events
+        .filter((e) => e.event === 'token')
+        .map((e) => String(e.data.delta))
+        .join(''),
+    ).toBe(STALLED_ANSWER);
+    expect(requestsOf('stalled answer')).toHaveLength(2);
   });
 });

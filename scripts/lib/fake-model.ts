@@ -18,6 +18,8 @@ export interface FakeReply {
   status?: number;
   /** Cuts the connection after this many content chunks, as a network failure in mid-answer would. */
   breakAfterChunks?: number;
+  /** Stops sending after this many content chunks and leaves the connection open, as a hung endpoint would. */
+  stallAfterChunks?: number;
   /**
    * The usage reported when the request asks for it; by default about a token per 4 characters,
    * none cached. Null: none, as servers that ignore `stream_options` answer.
@@ -129,6 +131,8 @@ export class FakeModel extends LocalHttpServer {
         res.write('', () => res.destroy());
         return;
       }
+      // Nothing more is sent; the connection stays open until the client gives up (or the fake stops).
+      if (reply.stallAfterChunks !== undefined && i / size >= reply.stallAfterChunks) return;
       chunk({ content: content.slice(i, i + size) });
     }
     (reply.toolCalls ?? []).forEach((call, i) => {

@@ -172,6 +172,22 @@ describe('OpenAIChatModel', () => {
     await Promise.all([close(), silent.close()]);
   });
 
+  it('fails a call whose answer stops coming after its first chunk once the timeout passes, never taking the part as the answer', async () => {
+    const { url, close } = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(
+        `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'Hel' } }] })}\n\n`,
+      );
+    });
+    const tokens: string[] = [];
+    const error = await new OpenAIChatModel({ baseURL: url, timeoutMs: 300 })
+      .complete(request((delta) => void tokens.push(delta)))
+      .catch((e: unknown) => e);
+    await close();
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(tokens).toEqual(['Hel']);
+  });
+
   it("fails a call answered with a status outside HTTP's range, without harming the process", async () => {
     const { url, close } = await listen((_req, res) => {
       res.writeHead(999);

@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { httpFetch, type ModelUsage } from '@assistant/shared';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
@@ -7,8 +7,10 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from
 export class OpenAIChatModel implements ChatModel {
   readonly name = 'openai';
   private readonly client: OpenAI;
+  private readonly timeoutMs: number;
 
   constructor(options: { apiKey?: string | undefined; baseURL?: string | undefined; timeoutMs: number }) {
+    this.timeoutMs = options.timeoutMs;
     this.client = new OpenAI({
       // Local OpenAI-compatible servers often need no key, but the SDK insists on one.
       apiKey: options.apiKey ?? 'not-needed',
@@ -22,7 +24,30 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /**
+   * The SDK's timeout ends once the answer's headers arrive, and it ends a stream whose request was
+   * aborted as if it were complete: an endpoint that stops sending in mid-answer would hold the
+   * call (and every later turn of its session) forever, or its cut answer would pass for a whole
+   * one. MODEL_TIMEOUT_MS bounds the whole call here, and running out of it is a timeout error.
+   */
   async complete(request: ChatRequest): Promise<ChatResponse> {
+    const deadline = new AbortController();
+    // Cleared when the call ends: thousands of calls a minute leave no timers behind.
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    const timedOut = () => new APIConnectionTimeoutError({ message: `The model call took longer than ${this.timeoutMs} ms.` });
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    try {
+      const response = await this.stream(request, signal);
+      if (deadline.signal.aborted) throw timedOut();
+      return response;
+    } catch (error) {
+      throw deadline.signal.aborted ? timedOut() : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async stream(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
     const stream = await this.client.chat.completions.create(
       {
         model: request.model,
@@ -38,7 +63,7 @@ export class OpenAIChatModel implements ChatModel {
             }
           : {}),
       },
-      request.signal ? { signal: request.signal } : {},
+      { signal },
     );
 
     let content = '';
