@@ -56,6 +56,17 @@ describe('OpenAIChatModel', () => {
     ]);
   });
 
+  it('keeps the name of a tool call whose server sends it again with every fragment', async () => {
+    const fake = await serve([
+      { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'create_folder', arguments: '' } }] },
+      { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'create_folder', arguments: '{"name":' } }] },
+      { tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'create_folder', arguments: '"Work"}' } }] },
+    ]);
+    const response = await new OpenAIChatModel({ baseURL: fake.url, timeoutMs: 5_000 }).complete(request());
+    await fake.close();
+    expect(response.toolCalls).toEqual([{ id: 'a', name: 'create_folder', arguments: '{"name":"Work"}' }]);
+  });
+
   it("returns the last chunk's usage, cached prompt tokens included", async () => {
     const usage = { prompt_tokens: 120, completion_tokens: 7, total_tokens: 127, prompt_tokens_details: { cached_tokens: 96 } };
     const fake = await serve([{ content: 'hi' }], usage);

@@ -83,7 +83,9 @@ export class OpenAIChatModel implements ChatModel {
         const index = toolCallIndex(part, calls);
         const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
         if (typeof part.id === 'string' && part.id !== '') call.id = part.id;
-        if (part.function?.name) call.name += part.function.name;
+        // A name comes whole, as the SDK's own accumulator takes it: some servers (MiniMax on NVIDIA
+        // NIM, Fireworks) send it again with every fragment, and appending it made `list_habitslist_habits`.
+        if (typeof part.function?.name === 'string' && part.function.name !== '') call.name = part.function.name;
         if (part.function?.arguments) call.arguments += part.function.arguments;
         calls.set(index, call);
       }
