@@ -41,6 +41,10 @@ beforeAll(async () => {
       afterTools(body)
         ? { content: 'Some were not run.' }
         : { toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'create_folder', arguments: { name: `Many ${i + 1}` } })) },
+    'many twice': () =>
+      requestsOf('many twice').length > 2
+        ? { content: 'Twice too many.' }
+        : { toolCalls: Array.from({ length: 5 }, (_, i) => ({ name: 'list_habits', arguments: { page: i } })) },
     // Some OpenAI-compatible servers make their call ids of a UUID.
     'uuid call ids': (body) =>
       afterTools(body) ? { content: 'Listed.' } : { toolCalls: [{ name: 'list_habits', arguments: {}, id: `call_${randomUUID()}` }] },
@@ -134,6 +138,19 @@ describe('model output is untrusted', () => {
     const notRun = (last?.messages ?? []).filter((m) => m.role === 'tool' && String(m.content).includes('Not run'));
     expect(notRun).toHaveLength(2);
     expect(notRun.every((m) => JSON.parse(String(m.content)).success === false)).toBe(true);
+  });
+
+  it('tells the model which call of its step was not run, in a later step too', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('many twice');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const notRun = (requestsOf('many twice').at(-1)?.messages ?? [])
+      .filter((m) => m.role === 'tool' && String(m.content).includes('Not run'))
+      .map((m) => JSON.parse(String(m.content)).error);
+    expect(notRun).toEqual([
+      'Not run: at most 4 tool calls of one step run, and this was call 5 of the step.',
+      'Not run: at most 4 tool calls of one step run, and this was call 5 of the step.',
+    ]);
   });
 
   it("shows the model no UUID a server made its call ids of, in this turn's later requests or the next turn's", async () => {

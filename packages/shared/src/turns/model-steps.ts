@@ -79,7 +79,7 @@ export async function planTasks(
     const id = randomUUID();
     const args = call.args;
     if (!args) {
-      const unrun = unrunTask({ id, call, iteration, position, maxCalls: m.maxToolCallsPerStep });
+      const unrun = unrunTask({ id, call, iteration, position, callNumber: index + 1, maxCalls: m.maxToolCallsPerStep });
       tasks.push(unrun.row);
       messages.push(unrun.message);
       entries.push(...unrun.entries);

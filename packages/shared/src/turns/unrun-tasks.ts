@@ -9,6 +9,8 @@ export interface UnrunTask {
   call: PlannedCall;
   iteration: number;
   position: number;
+  /** Its place among the calls of its step (1 for the first), which the cap counts. */
+  callNumber: number;
   maxCalls: number;
 }
 
@@ -23,7 +25,7 @@ export function unrunTask(task: UnrunTask): { row: NewTask; message: StepMessage
   const result = call.problem
     ? fail(call.problem, 'Call one of the tools you were given, with a JSON object of valid arguments.')
     : fail(
-        `Not run: at most ${task.maxCalls} tool calls of one step run, and this was call ${task.position}.`,
+        `Not run: at most ${task.maxCalls} tool calls of one step run, and this was call ${task.callNumber} of the step.`,
         'Call it again in a later step if it is still needed.',
       );
   const text = stripUuids(JSON.stringify(result));
