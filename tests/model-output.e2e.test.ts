@@ -45,6 +45,13 @@ beforeAll(async () => {
       requestsOf('many twice').length > 2
         ? { content: 'Twice too many.' }
         : { toolCalls: Array.from({ length: 5 }, (_, i) => ({ name: 'list_habits', arguments: { page: i } })) },
+    // A server that numbers its calls anew in every answer: each step's call has the same id.
+    'same ids': (body) => {
+      const steps = body.messages.slice(body.messages.findLastIndex((m) => m.role === 'user')).filter((m) => m.role === 'assistant');
+      return steps.length < 2
+        ? { toolCalls: [{ name: 'list_habits', arguments: { page: steps.length + 1 }, id: 'call_0' }] }
+        : { content: 'Listed twice.' };
+    },
     // Some OpenAI-compatible servers make their call ids of a UUID.
     'uuid call ids': (body) =>
       afterTools(body) ? { content: 'Listed.' } : { toolCalls: [{ name: 'list_habits', arguments: {}, id: `call_${randomUUID()}` }] },
@@ -151,6 +158,20 @@ describe('model output is untrusted', () => {
       'Not run: at most 4 tool calls of one step run, and this was call 5 of the step.',
       'Not run: at most 4 tool calls of one step run, and this was call 5 of the step.',
     ]);
+  });
+
+  it('shows the model each call id once, when a server repeats its ids across steps and turns', async () => {
+    const user = await autonomousUser();
+    for (const text of ['same ids, first turn', 'same ids, second turn']) {
+      const { events } = await user.converse(text);
+      expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    }
+    const last = requestsOf('same ids, second turn').at(-1)?.messages ?? [];
+    const callIds = last.flatMap((m) => (m.tool_calls ?? []) as { id: string }[]).map((call) => call.id);
+    expect(callIds).toHaveLength(4);
+    expect(new Set(callIds).size).toBe(4);
+    // Each result still answers its own call.
+    expect(last.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(callIds);
   });
 
   it("shows the model no UUID a server made its call ids of, in this turn's later requests or the next turn's", async () => {

@@ -106,7 +106,8 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     };
     const response = await measuredCall(deps, request);
     const usage = callUsage(deps.model, request, response);
-    return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens, timeZone: user.timeZone };
+    const shownIds = messages.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []);
+    return { response: { ...response, ...(usage ? { usage } : {}) }, mcpTools, claimed, tokens, timeZone: user.timeZone, shownIds };
   });
   // Another job holds the model call: it decides what comes next.
   if (outcome === 'unclaimed') return false;
@@ -115,7 +116,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
     await deps.machine.outbox.flush(turn.id);
     return true;
   }
-  const { response, mcpTools, claimed, tokens, timeZone } = outcome;
+  const { response, mcpTools, claimed, tokens, timeZone, shownIds } = outcome;
   // The last tokens may still be on their way to Redis: the step's rows are stored meanwhile, and
   // its events (the plan or the answer) go out after them.
   const earlierEvents = () => tokens.drain();
@@ -131,7 +132,7 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       (deps.mcp.configured.includes(server) && !mcpTools.some((tool) => tool.server === server))
     );
   };
-  const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known);
+  const calls = screenToolCalls(response.toolCalls, turn.iterations + 1, deps.maxToolCallsPerStep, known, shownIds);
   if (!last && calls.length > 0) {
     const repeated = await repeatedCall(deps.machine.db, turn, calls);
     if (repeated) {

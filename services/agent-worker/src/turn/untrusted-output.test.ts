@@ -57,6 +57,22 @@ describe('untrusted model output', () => {
     expect(JSON.stringify(calls).length).toBeLessThan(2_000);
   });
 
+  it('gives a call whose id the conversation already shows a new one that is not taken either', () => {
+    const known = (name: string) => getTool(name) !== undefined;
+    const calls = screenToolCalls(
+      [
+        { id: 'call_0', name: 'list_habits', arguments: '{}' },
+        { id: '', name: 'list_goals', arguments: '{}' },
+        { id: 'fresh', name: 'list_goals', arguments: '{}' },
+      ],
+      1,
+      20,
+      known,
+      ['call_0', 'call_1_1', 'call_1_2'],
+    );
+    expect(calls.map((call) => call.id)).toEqual(['call_1_1_2', 'call_1_2_2', 'fresh']);
+  });
+
   it('stores answers without NUL and within a bound', () => {
     expect(screenContent('hel\u0000lo')).toBe('hello');
     const long = screenContent('y'.repeat(OUTPUT_LIMITS.contentChars * 3));

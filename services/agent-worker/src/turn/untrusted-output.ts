@@ -35,21 +35,27 @@ export interface ScreenedCall {
 /**
  * Bounds every call of one model step. Runnable calls past `maxCalls` keep their id and name (the model
  * must get a result for each) but not their arguments, and are marked as not run.
+ *
+ * `earlierIds` are the call ids the model was shown (the conversation's earlier steps and turns).
  */
 export function screenToolCalls(
   calls: ToolCall[],
   iteration: number,
   maxCalls: number,
   isKnown: (name: string) => boolean,
+  earlierIds: Iterable<string> = [],
 ): ScreenedCall[] {
-  const seen = new Set<string>();
+  const seen = new Set<string>(earlierIds);
   let runnable = 0;
   return calls.map((call, index) => {
-    // Tool results are matched to calls by id: a missing, repeated or odd id gets a unique one. So
-    // does one holding a UUID (some servers make them so): every later request repeats the id.
+    // Tool results are matched to calls by id, and some APIs refuse a conversation that repeats
+    // one: a missing, odd or already used id (this step's, or one of an earlier step or turn) gets
+    // a unique one. So does one holding a UUID (some servers make them so): every later request
+    // repeats the id.
     const cleanId = cleanText(call.id, OUTPUT_LIMITS.callIdChars);
     const usable = cleanId !== '' && cleanId === call.id && !seen.has(cleanId) && !UUID_PATTERN.test(cleanId);
-    const id = usable ? cleanId : `call_${iteration}_${index + 1}`;
+    let id = usable ? cleanId : `call_${iteration}_${index + 1}`;
+    for (let n = 2; !usable && seen.has(id); n++) id = `call_${iteration}_${index + 1}_${n}`;
     seen.add(id);
     const name = cleanText(call.name, OUTPUT_LIMITS.nameChars);
     if (name !== call.name || !isKnown(name)) {
