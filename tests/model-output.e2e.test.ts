@@ -45,6 +45,11 @@ beforeAll(async () => {
       requestsOf('many twice').length > 2
         ? { content: 'Twice too many.' }
         : { toolCalls: Array.from({ length: 5 }, (_, i) => ({ name: 'list_habits', arguments: { page: i } })) },
+    // More calls than one job may carry the keys of the events they make (each not-run call has its own).
+    'flood of calls': (body) =>
+      afterTools(body)
+        ? { content: 'Most were not run.' }
+        : { toolCalls: Array.from({ length: 1_200 }, (_, i) => ({ name: 'list_habits', arguments: { page: i } })) },
     // A server that numbers its calls anew in every answer: each step's call has the same id.
     'same ids': (body) => {
       const steps = body.messages.slice(body.messages.findLastIndex((m) => m.role === 'user')).filter((m) => m.role === 'assistant');
@@ -145,6 +150,15 @@ describe('model output is untrusted', () => {
     const notRun = (last?.messages ?? []).filter((m) => m.role === 'tool' && String(m.content).includes('Not run'));
     expect(notRun).toHaveLength(2);
     expect(notRun.every((m) => JSON.parse(String(m.content)).success === false)).toBe(true);
+  });
+
+  it('goes on after a step of more than a thousand calls, telling the model of each', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('flood of calls');
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    const results = (requestsOf('flood of calls').at(-1)?.messages ?? []).filter((m) => m.role === 'tool');
+    expect(results).toHaveLength(1_200);
+    expect(events.filter((e) => e.event === 'task_update' && e.data.status === 'skipped')).toHaveLength(1_196);
   });
 
   it('tells the model which call of its step was not run, in a later step too', async () => {

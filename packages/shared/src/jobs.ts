@@ -21,11 +21,14 @@ export function recipientOf(address: ChannelAddress): string {
 /** Events of a channel turn that the chat must see: the answer, approvals, questions, failures. */
 export const CHANNEL_EVENT_TYPES = ['message', 'tool_approval_request', 'ask_user_continue', 'error'] as const;
 
+/** The most outbox entry keys one job carries; a bigger batch is removed by its publisher instead. */
+export const MAX_PUBLISHED_KEYS = 1_000;
+
 /**
  * The outbox entries of the batch that queued a turn's job, published before it: the job's load
  * removes them from the turn's outbox (turns/outbox.ts, `OutboxPublisher.publish`).
  */
-const publishedKeys = z.array(z.string().max(100)).max(1_000).optional();
+const publishedKeys = z.array(z.string().max(100)).max(MAX_PUBLISHED_KEYS).optional();
 
 /**
  * Every queue, its jobs and their payloads: the one list of queue and job names (both are data

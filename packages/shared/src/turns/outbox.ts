@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { UNFLUSHED_COMMIT, type Db, type Queryable } from '../db';
 import type { EventWriter, TurnEventInput } from '../events';
-import { CHANNEL_EVENT_TYPES, parseJob, type ChannelAddress, type JobData, type JobName, type QueueName } from '../jobs';
+import {
+  CHANNEL_EVENT_TYPES,
+  MAX_PUBLISHED_KEYS,
+  parseJob,
+  type ChannelAddress,
+  type JobData,
+  type JobName,
+  type QueueName,
+} from '../jobs';
 import type { ChatTyping } from './chat-typing';
 import { addJob, addStoredJob, jobId, type Queues } from '../queues';
 import { tickBatched } from '../tick-batch';
@@ -155,7 +163,10 @@ export class OutboxPublisher {
     const [step, ...more] = entries.filter(
       (entry): entry is OutboxJob => entry.kind === 'job' && REMOVING_JOBS[entry.queue] === entry.name && entry.delayMs === undefined,
     );
-    const carrier = step && more.length === 0 ? { ...step, data: { ...step.data, published: keys } } : undefined;
+    // A batch of more keys than a job may carry (a model step of a thousand calls, each with its
+    // events) is removed here: such a job would be refused by its worker, and the turn left waiting.
+    const carried = step && more.length === 0 && keys.length <= MAX_PUBLISHED_KEYS;
+    const carrier = carried ? { ...step, data: { ...step.data, published: keys } } : undefined;
     await this.send(turnId, origin, entries, carrier);
     if (carrier) return [];
     if (removal === 'caller' && !entries.some((entry) => entry.kind === 'job')) return keys;
