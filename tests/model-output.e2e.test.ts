@@ -73,6 +73,11 @@ beforeAll(async () => {
       model.requests.filter((r) => userText(r.body) === userText(body)).length === 1
         ? { content: STALLED_ANSWER, chunkSize: 3, stallAfterChunks: 2 }
         : { content: STALLED_ANSWER, chunkSize: 3 },
+    // A provider's rate limit: more refusals in a row than a step has attempts, each naming its pause.
+    throttled: (body) =>
+      model.requests.filter((r) => userText(r.body) === userText(body)).length <= 6
+        ? { status: 429, content: 'Rate limit reached for requests', headers: { 'retry-after-ms': '200' } }
+        : { content: 'Answered once the limit passed.' },
     'bad key': () => ({ status: 401, content: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at …` }),
   });
   db = testDb();
@@ -231,6 +236,15 @@ describe('model output is untrusted', () => {
     const spent = await fresh.get('/v1/usage?days=1');
     expect(spent.body.days[0].prompt_tokens).toBeGreaterThan(0);
     expect(spent.body.budget.used_today).toBeGreaterThan(0);
+  });
+
+  it('waits out a model endpoint that refuses calls for load (429 with its pause), past the attempts of a failure', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('throttled');
+    expect(events.map((event) => event.event)).not.toContain('error');
+    expect(events.at(-2)?.data).toMatchObject({ type: 'message', content: 'Answered once the limit passed.' });
+    expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
+    expect(requestsOf('throttled')).toHaveLength(7);
   });
 
   it("tells the user the model endpoint refused, in our words; the provider's text goes to the logs without the key", async () => {

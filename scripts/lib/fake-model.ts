@@ -16,6 +16,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Answers with this HTTP status and an error body instead. */
   status?: number;
+  /** Headers of that error answer (`retry-after`, say). */
+  headers?: Record<string, string>;
   /** Cuts the connection after this many content chunks, as a network failure in mid-answer would. */
   breakAfterChunks?: number;
   /** Stops sending after this many content chunks and leaves the connection open, as a hung endpoint would. */
@@ -103,7 +105,7 @@ export class FakeModel extends LocalHttpServer {
     }
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.status) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.writeHead(reply.status, { ...reply.headers, 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: reply.content ?? 'fake error', type: 'fake' } }));
       record.endedAt = Date.now();
       return;

@@ -13,6 +13,7 @@ import {
   loadTurnState,
   msUntilDue,
   outboxEvent,
+  runAgainIn,
   sessionsWaitingForSlot,
   Semaphore,
   SessionHistories,
@@ -20,6 +21,8 @@ import {
   type Runtime,
   type TurnMachine,
   type TurnState,
+  THROTTLED_AT_MOST_MS,
+  throttlePauseMs,
   TURN_GAVE_UP,
 } from '@assistant/shared';
 import { isModelError, isPermanentModelError, userMessageForModelError, type ChatModel } from '../llm';
@@ -138,7 +141,9 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
   const processor = jobProcessor('agent-turns', {
     lane: ({ sessionId }) => startLanes(sessionId),
     advance: ({ turnId, published = [] }, job, token) =>
-      advance(turnId, published, job, token).catch((error: unknown) => giveUpIfFinal(turnId, job, error)),
+      advance(turnId, published, job, token).catch(
+        (error: unknown) => waitOutThrottling(job, token, error) ?? giveUpIfFinal(turnId, job, error),
+      ),
     'expire-approval': async ({ approvalId }) => {
       const turnId = await expireApproval(db, approvalId, config.MAX_ACTIVE_TURNS_PER_USER);
       if (turnId) await outbox.flush(turnId);
@@ -153,6 +158,19 @@ export function createTurnProcessor(runtime: Runtime, model: ChatModel): TurnPro
     }
   };
   return Object.assign(counted, { queue: processor.queue, parking });
+
+  /**
+   * A model endpoint that refused a call for load (429, 503) is asked again after the pause it
+   * names, without using up one of the step's attempts, for up to THROTTLED_AT_MOST_MS after the
+   * step was queued; past that, its refusals count as any failure's.
+   */
+  function waitOutThrottling(job: Job, token: string | undefined, error: unknown): Promise<never> | undefined {
+    if (!token || Date.now() - job.timestamp >= THROTTLED_AT_MOST_MS) return undefined;
+    const pause = throttlePauseMs(error, job.attemptsStarted - job.attemptsMade - 1);
+    if (pause === undefined) return undefined;
+    logger.warn({ jobId: job.id, pauseMs: pause }, 'model endpoint asked to slow down: the step waits');
+    return runAgainIn(job, token, pause);
+  }
 
   /**
    * A failing step is retried with backoff (the queue's attempts); when the error cannot be
