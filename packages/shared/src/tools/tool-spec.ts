@@ -50,9 +50,21 @@ export function entityReference(entity: string, what = 'name') {
     .describe(`The ${entity}'s ref exactly as shown in earlier results (e.g. "${entity}_1"), or its ${what}.`);
 }
 
+/**
+ * What shows nothing: whitespace, format characters (zero-width space and joiners, soft hyphen,
+ * direction marks) and the blank fillers (Braille blank, Hangul fillers) JavaScript's trim keeps.
+ */
+const INVISIBLE = /[\s\p{Cf}\p{Cc}\u2800\u115F\u1160\u3164\uFFA0]/gu;
+
 /** A required display name: trimmed, not blank, at most `max` characters (docs/tools.md#validation). */
 export function displayName(max: number, description: string) {
-  return z.string().trim().min(1, 'must not be blank').max(max, `must be at most ${max} characters`).describe(description);
+  return z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be blank', abort: true })
+    .refine((text) => text.replace(INVISIBLE, '') !== '', 'must not be blank')
+    .max(max, `must be at most ${max} characters`)
+    .describe(description);
 }
 
 /** `Create folder "Work"`: quoted, shortened values for task descriptions. */

@@ -120,6 +120,18 @@ describe('create_folder', () => {
     expect(result.hint).toContain('ref');
     expect(await folderCount(user)).toBe(0);
   });
+
+  it('refuses a name of only invisible characters (zero-width spaces, joiners, blank fillers), which reads as blank', async () => {
+    const user = await insertTestUser(harness.pool);
+    for (const name of ['\u200B', ' \u200B\u200D ', '\u2060\u00AD', '\u2800', '\u3164']) {
+      const result = await run('create_folder', { name }, user);
+      expect(result).toMatchObject({ success: false, error: 'Invalid arguments for create_folder: name: must not be blank.' });
+    }
+    await createFolder(user, 'Work');
+    const renamed = await run('rename_folder', { folder_id: 'folder_1', new_name: '\u200B\u200C' }, user);
+    expect(renamed).toMatchObject({ success: false, error: 'Invalid arguments for rename_folder: new_name: must not be blank.' });
+    expect(await folderCount(user)).toBe(1);
+  });
 });
 
 describe('rename_folder', () => {
