@@ -166,8 +166,10 @@ export class RefRegistry {
 
   private async resolveName(entity: Entity, name: string, db: Queryable) {
     const { table, label, key, noun } = ENTITY_TABLES[entity];
-    const exact = await db.query<{ id: string; label: string }>(
-      `SELECT id, ${label} AS label FROM ${table} WHERE user_id = $1 AND ${key} = $2 ORDER BY created_at LIMIT ${MAX_CANDIDATES}`,
+    // `total`: how many match in all, when more than the candidates listed.
+    const exact = await db.query<{ id: string; label: string; total: number }>(
+      `SELECT id, ${label} AS label, (COUNT(*) OVER ())::int AS total FROM ${table} WHERE user_id = $1 AND ${key} = $2
+       ORDER BY created_at LIMIT ${MAX_CANDIDATES}`,
       [this.userId, nameKey(name)],
     );
     if (exact.rows.length === 1) {
@@ -177,8 +179,10 @@ export class RefRegistry {
     if (exact.rows.length > 1) {
       const candidates = await this.toCandidates(entity, exact.rows);
       const places = await this.placesOf(entity, exact.rows, db);
+      const total = exact.rows[0]?.total ?? exact.rows.length;
+      const shown = total > exact.rows.length ? ` (the first ${exact.rows.length} listed)` : '';
       throw new ToolInputError(
-        `"${name}" matches ${exact.rows.length} ${noun}s.${listCandidates(candidates, places)}`,
+        `"${name}" matches ${total} ${noun}s${shown}.${listCandidates(candidates, places)}`,
         `Pass the ref of the one you mean.`,
         candidates,
       );

@@ -329,6 +329,16 @@ describe('delete_reminder', () => {
     expect(result).toMatchObject({ success: true, reminder_id: 'reminder_1' });
     expect(await reminders(user)).toEqual([]);
   });
+
+  it('says how many reminders a text matches when there are more than the ten it lists, deleting none', async () => {
+    const user = await insertTestUser(harness.pool);
+    for (let hours = 1; hours <= 12; hours++) await createReminder(user, 'Water', inHours(hours));
+    const result = await run('delete_reminder', { reminder_id: 'water' }, user);
+    expect(result).toMatchObject({ success: false });
+    expect(result.error).toMatch(/^"water" matches 12 reminders \(the first 10 listed\)\. Candidates: "Water" \[ID: reminder_1\], /);
+    expect(result.candidates).toHaveLength(10);
+    expect(await reminders(user)).toHaveLength(12);
+  });
 });
 
 describe("times in the user's zone (docs/tools.md#times)", () => {
