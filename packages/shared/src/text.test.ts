@@ -5,6 +5,8 @@ describe('nameKey', () => {
     ['Meditação', 'meditacao'],
     ['  MEDITAÇÃO  guiada ', 'meditacao guiada'],
     ['Café', 'cafe'],
+    ['Ofﬁce ＲＥＵＮＩÃＯ', 'office reuniao'],
+    ['Work\u200B\u00A0 Plan\uFEFF', 'work plan'],
   ])('folds %p to %p', (input, expected) => {
     expect(nameKey(input)).toBe(expected);
   });

@@ -1,6 +1,16 @@
-/** Case- and accent-folded form of a name: "Meditação " and "meditacao" match. */
+/**
+ * Case- and accent-folded form of a name: "Meditação " and "meditacao" match. Compatibility forms
+ * fold too (the ligature in "Oﬃce", full-width "ＲＥＵＮＩÃＯ", a no-break space), and format
+ * characters that show nothing (a zero-width space pasted with the name) are dropped.
+ * migrations/0259_name_keys_compatibility.sql brought older keys to this form.
+ */
 export function nameKey(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return text
+    .normalize('NFKD')
+    .replace(/[\p{M}\p{Cf}]/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

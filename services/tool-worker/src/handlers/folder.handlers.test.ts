@@ -68,6 +68,18 @@ describe('create_folder', () => {
     expect(result).toMatchObject({ success: true, parent_folder_id: 'folder_1' });
   });
 
+  it('finds a folder whatever the ligatures, full-width letters or zero-width spaces in either spelling', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createFolder(user, 'Ofﬁce ＲＥＵＮＩÃＯ');
+    await createFolder(user, 'Work\u200B');
+    const office = await run('create_folder', { name: 'Notes', parent_folder_id: 'office reuniao' }, user);
+    expect(office).toMatchObject({ success: true, parent_folder_id: 'folder_1' });
+    const work = await run('create_folder', { name: 'Drafts', parent_folder_id: 'WORK' }, user);
+    expect(work).toMatchObject({ success: true, parent_folder_id: 'folder_2' });
+    const again = await run('create_folder', { name: 'Office Reunião' }, user);
+    expect(again).toMatchObject({ success: false, folder_id: 'folder_1' });
+  });
+
   it('inserts one row when a create is retried with the same entity id', async () => {
     const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
