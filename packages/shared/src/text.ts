@@ -19,6 +19,11 @@ const UUID_PATTERN_GLOBAL = new RegExp(UUID_PATTERN.source, 'gi');
 /** What stands where a UUID was removed; a model that copies it back is told to use refs. */
 export const HIDDEN_ID = '[hidden id]';
 
+/** Whether an argument names something by a UUID, or by the mark that stands for one: refused, refs only. */
+export function namesByUuid(value: string): boolean {
+  return UUID_PATTERN.test(value) || value.includes(HIDDEN_ID);
+}
+
 /** Last line of defence for the model-facing boundary: no UUID ever leaves in a string. */
 export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   // Every history message passes here on every model step: a text without a dash, most of them,

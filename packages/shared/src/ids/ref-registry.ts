@@ -1,5 +1,5 @@
 import { UNFLUSHED_COMMIT, type Queryable } from '../db';
-import { HIDDEN_ID, nameKey, UUID_PATTERN } from '../text';
+import { nameKey, namesByUuid } from '../text';
 import { ToolInputError, type Candidate } from '../tools/tool-result';
 import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
@@ -102,7 +102,7 @@ export class RefRegistry {
   async resolve(entity: Entity, value: string, db: Queryable = this.db): Promise<ResolvedEntity> {
     const { noun } = ENTITY_TABLES[entity];
     const text = value.trim();
-    if (UUID_PATTERN.test(text) || text.includes(HIDDEN_ID)) {
+    if (namesByUuid(text)) {
       throw new ToolInputError(
         `The ${noun}_id is a database UUID (or stands where one was hidden); UUIDs are not accepted.`,
         `Use the ${noun}'s ref exactly as shown in earlier results (like ${noun}_1), or its name.`,

@@ -38,6 +38,15 @@ describe('the tool directory', () => {
     // Arguments the tool's schema refuses never run: the tool worker answers them at once, with no approval to wait for.
     expect(describeCall('create_folder', { name: '   ' }, mcp, utc)).toEqual({ description: 'Call create_folder', mutates: false });
     expect(describeCall('create_goal', { title: 'Run', target_date: 'tomorrow' }, mcp, utc).mutates).toBe(false);
+    // Nor do calls naming an entity by UUID (a user may paste one from the API): only refs and names are taken.
+    const uuid = '3F2504E0-4F89-11D3-9A0C-0305E82C3301';
+    expect(describeCall('delete_folder', { folder_id: uuid }, mcp, utc)).toEqual({
+      description: 'Delete folder "[hidden id]"',
+      mutates: false,
+    });
+    expect(describeCall('move_document', { document_id: 'Plan', folder_id: `folder ${uuid}` }, mcp, utc).mutates).toBe(false);
+    expect(describeCall('update_goal', { goal_id: 'Run', habit_id: '[hidden id]' }, mcp, utc).mutates).toBe(false);
+    expect(describeCall('create_document', { title: `Invoice ${uuid}` }, mcp, utc).mutates).toBe(true);
   });
 
   it("shows a reminder's time on the user's clock, with or without the offset the model gave", () => {
