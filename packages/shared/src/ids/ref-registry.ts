@@ -1,5 +1,7 @@
 import { UNFLUSHED_COMMIT, type Queryable } from '../db';
+import { userTimeZone } from '../reminders/reminder-times';
 import { nameKey, namesByUuid } from '../text';
+import { formatLocal } from '../time/local-time';
 import { ToolInputError, type Candidate } from '../tools/tool-result';
 import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
@@ -218,9 +220,11 @@ export class RefRegistry {
 
   /**
    * Where each folder or document sits (` in "Work"`, ` at the top level`): same-named folders
-   * or documents differ only by their folder, and a list of identical names tells the model nothing.
+   * or documents differ only by their folder, and a list of identical names tells the model
+   * nothing. Reminders are told apart by their times (timesOf).
    */
   private async placesOf(entity: Entity, rows: { id: string }[], db: Queryable): Promise<string[]> {
+    if (entity === 'reminder') return this.timesOf(rows, db);
     const column = FOLDER_COLUMNS[entity];
     if (!column) return [];
     const found = await db.query<{ id: string; folder: string | null }>(
@@ -233,6 +237,22 @@ export class RefRegistry {
       const folder = folders.get(row.id);
       return folder ? ` in "${folder}"` : ' at the top level';
     });
+  }
+
+  /**
+   * When each reminder fires, on the user's clock (` at 2026-11-23 09:00 (America/Sao_Paulo)`):
+   * reminders of the same text ("Water" at 9, 12 and 15) differ only by their times.
+   */
+  private async timesOf(rows: { id: string }[], db: Queryable): Promise<string[]> {
+    const [zone, found] = await Promise.all([
+      userTimeZone(db, this.userId),
+      db.query<{ id: string; at: Date }>('SELECT id, at FROM reminders WHERE user_id = $1 AND id = ANY($2::uuid[])', [
+        this.userId,
+        rows.map((row) => row.id),
+      ]),
+    ]);
+    const times = new Map(found.rows.map((row) => [row.id, ` at ${formatLocal(row.at, zone)}`]));
+    return rows.map((row) => times.get(row.id) ?? '');
   }
 
   private async toCandidates(entity: Entity, rows: { id: string; label: string }[]): Promise<Candidate[]> {

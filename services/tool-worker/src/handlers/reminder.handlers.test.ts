@@ -335,7 +335,9 @@ describe('delete_reminder', () => {
     for (let hours = 1; hours <= 12; hours++) await createReminder(user, 'Water', inHours(hours));
     const result = await run('delete_reminder', { reminder_id: 'water' }, user);
     expect(result).toMatchObject({ success: false });
-    expect(result.error).toMatch(/^"water" matches 12 reminders \(the first 10 listed\)\. Candidates: "Water" \[ID: reminder_1\], /);
+    expect(result.error).toMatch(
+      /^"water" matches 12 reminders \(the first 10 listed\)\. Candidates: "Water" at .+ \(UTC\) \[ID: reminder_1\], /,
+    );
     expect(result.candidates).toHaveLength(10);
     expect(await reminders(user)).toHaveLength(12);
   });
@@ -363,6 +365,19 @@ describe("times in the user's zone (docs/tools.md#times)", () => {
     expect(rows.map((row) => row.at.toISOString())).toEqual(['2031-11-24T18:00:00.000Z', '2031-11-24T15:00:00.000Z']);
     const list = await run('list_reminders', {}, user);
     expect(list.message).toContain('- "Standup" [ID: reminder_2] fires at 2031-11-24 12:00 (America/Sao_Paulo)');
+  });
+
+  it("tells reminders of the same text apart by when they fire, on the user's clock, when a text matches several", async () => {
+    const user = await userIn('America/Sao_Paulo');
+    await createReminder(user, 'Water', '2031-11-24T09:00:00');
+    await createReminder(user, 'Water', '2031-11-24T15:00:00');
+    const result = await run('delete_reminder', { reminder_id: 'water' }, user);
+    expect(result).toMatchObject({
+      success: false,
+      error:
+        '"water" matches 2 reminders. Candidates: "Water" at 2031-11-24 09:00 (America/Sao_Paulo) [ID: reminder_1], "Water" at 2031-11-24 15:00 (America/Sao_Paulo) [ID: reminder_2].',
+    });
+    expect(await reminders(user)).toHaveLength(2);
   });
 
   it('reads other ISO 8601 spellings: no seconds with an offset, a basic offset, a space for the T', async () => {
