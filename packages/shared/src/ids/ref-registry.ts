@@ -6,6 +6,8 @@ import { ToolInputError, type Candidate } from '../tools/tool-result';
 import { ENTITY_TABLES, isEntity, type Entity } from './entities';
 
 const REF_PATTERN = /^([a-z]+)_(\d+)$/;
+/** A ref as results show it, `[ID: habit_1]`, alone or after the name (`"Yoga" [ID: habit_1]`), as models copy it. */
+const MARKED_REF = /^.*?\[ID:\s*([a-z]+_\d+)\s*\]$/is;
 const MAX_CANDIDATES = 10;
 /** The column naming the folder an entity sits in, for the kinds that sit in folders. */
 const FOLDER_COLUMNS: Partial<Record<Entity, 'parent_id' | 'folder_id'>> = { folder: 'parent_id', document: 'folder_id' };
@@ -110,9 +112,11 @@ export class RefRegistry {
         `Use the ${noun}'s ref exactly as shown in earlier results (like ${noun}_1), or its name.`,
       );
     }
-    const refMatch = REF_PATTERN.exec(text);
+    // Refs in any case (`Habit_1`), and taken out of the marker they were shown in.
+    const ref = (MARKED_REF.exec(text)?.[1] ?? text).toLowerCase();
+    const refMatch = REF_PATTERN.exec(ref);
     if (refMatch && isEntity(refMatch[1] as string)) {
-      return this.resolveRef(entity, refMatch[1] as Entity, Number(refMatch[2]), text, db);
+      return this.resolveRef(entity, refMatch[1] as Entity, Number(refMatch[2]), ref, db);
     }
     return this.resolveName(entity, text, db);
   }

@@ -270,6 +270,21 @@ describe('delete_habit', () => {
     expect(result).toMatchObject({ success: true, habit_id: 'habit_1', message: 'Habit "Yoga" deleted [ID: habit_1].' });
   });
 
+  it('takes a ref copied with the marker it was shown in ("[ID: habit_2]" after the name or alone), in any case', async () => {
+    const user = await insertTestUser(harness.pool);
+    await saveHabit(user, 'Yoga');
+    await saveHabit(user, 'Run');
+    for (const value of ['[ID: habit_2]', '"Run" [ID: habit_2]', 'Run [id: HABIT_2]', 'Habit_2']) {
+      const result = await run('update_habit', { habit_id: value, frequency: 'daily' }, user);
+      expect(result).toMatchObject({ success: true, habit_id: 'habit_2', name: 'Run' });
+    }
+    // A marker for another kind is that kind's ref, refused as usual.
+    expect(await run('update_habit', { habit_id: '[ID: goal_2]', frequency: 'daily' }, user)).toMatchObject({
+      success: false,
+      error: expect.stringContaining('goal_2 is a goal, not a habit'),
+    });
+  });
+
   it("does not delete another user's habit", async () => {
     const owner = await insertTestUser(harness.pool);
     const other = await insertTestUser(harness.pool);
