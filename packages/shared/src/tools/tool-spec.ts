@@ -25,12 +25,25 @@ export function defineTool<I extends z.ZodObject>(spec: ToolSpec<I>): ToolSpec<I
 /**
  * A call's arguments checked by the tool's schema. Models often send null for an optional argument
  * they mean to leave out: it counts as left out, unless the argument takes null itself (the
- * update_* tools clear a field with it).
+ * update_* tools clear a field with it). A `new_` name stands for the field (renamedArgument).
  */
 export function parseToolArgs<I extends z.ZodObject>(spec: ToolSpec<I>, args: Record<string, unknown>) {
   const shape: z.core.$ZodShape = spec.input.shape;
-  const given = Object.entries(args).filter(([key, value]) => value !== null || !nullMeansOmitted(shape[key]));
+  const given = Object.entries(args)
+    .map(([key, value]): [string, unknown] => [renamedArgument(shape, args, key), value])
+    .filter(([key, value]) => value !== null || !nullMeansOmitted(shape[key]));
   return spec.input.safeParse(Object.fromEntries(given));
+}
+
+/**
+ * `new_name` (`new_title`, `new_text`) is read as `name` where the tool takes `name` and no
+ * `new_name`, and `name` was not given too: the update_* tools call their fields as they are,
+ * and models carry the rename tools' `new_` names over to them.
+ */
+function renamedArgument(shape: z.core.$ZodShape, args: Record<string, unknown>, key: string): string {
+  if (!key.startsWith('new_') || Object.hasOwn(shape, key)) return key;
+  const field = key.slice('new_'.length);
+  return Object.hasOwn(shape, field) && !Object.hasOwn(args, field) ? field : key;
 }
 
 function nullMeansOmitted(argument: z.core.$ZodType | undefined): boolean {

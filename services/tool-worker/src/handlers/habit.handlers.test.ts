@@ -148,6 +148,18 @@ describe('update_habit', () => {
     expect(await habits(user)).toEqual([{ name: 'Meditação guiada', name_key: 'meditacao guiada', frequency: 'daily', description: null }]);
   });
 
+  it('takes new_name for name, as the rename tools call it, and still checks it', async () => {
+    const user = await insertTestUser(harness.pool);
+    await saveHabit(user, 'Walk');
+    const result = await run('update_habit', { habit_id: 'habit_1', new_name: 'Long walk' }, user);
+    expect(result).toMatchObject({ success: true, habit_id: 'habit_1', name: 'Long walk' });
+    const blank = await run('update_habit', { habit_id: 'habit_1', new_name: ' ' }, user);
+    expect(blank).toMatchObject({ success: false, error: 'Invalid arguments for update_habit: name: must not be blank.' });
+    // Given both, the tool's own name wins.
+    const both = await run('update_habit', { habit_id: 'habit_1', name: 'Walk', new_name: 'Run' }, user);
+    expect(both).toMatchObject({ success: true, name: 'Walk' });
+  });
+
   it('finds the habit by name ignoring case and accents, and sets or clears fields', async () => {
     const user = await insertTestUser(harness.pool);
     await saveHabit(user, 'Meditação', { frequency: 'daily', description: 'Calm' });
