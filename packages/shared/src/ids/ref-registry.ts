@@ -112,8 +112,8 @@ export class RefRegistry {
         `Use the ${noun}'s ref exactly as shown in earlier results (like ${noun}_1), or its name.`,
       );
     }
-    // Refs in any case (`Habit_1`), and taken out of the marker they were shown in.
-    const ref = (MARKED_REF.exec(text)?.[1] ?? text).toLowerCase();
+    // Refs in any case (`Habit_1`), and taken out of the marker they were shown in or quotes.
+    const ref = (MARKED_REF.exec(text)?.[1] ?? unquoted(text) ?? text).toLowerCase();
     const refMatch = REF_PATTERN.exec(ref);
     if (refMatch && isEntity(refMatch[1] as string)) {
       return this.resolveRef(entity, refMatch[1] as Entity, Number(refMatch[2]), ref, db);
@@ -174,9 +174,9 @@ export class RefRegistry {
     const { table, label, key, noun } = ENTITY_TABLES[entity];
     // `total`: how many match in all, when more than the candidates listed.
     const exact = await db.query<{ id: string; label: string; total: number }>(
-      `SELECT id, ${label} AS label, (COUNT(*) OVER ())::int AS total FROM ${table} WHERE user_id = $1 AND ${key} = $2
+      `SELECT id, ${label} AS label, (COUNT(*) OVER ())::int AS total FROM ${table} WHERE user_id = $1 AND ${key} = ANY($2::text[])
        ORDER BY created_at LIMIT ${MAX_CANDIDATES}`,
-      [this.userId, nameKey(name)],
+      [this.userId, nameKeys(name)],
     );
     if (exact.rows.length === 1) {
       const row = exact.rows[0] as { id: string; label: string };
@@ -266,6 +266,22 @@ export class RefRegistry {
     );
     return rows.map((row) => ({ ref: refs.get(row.id) as string, name: row.label }));
   }
+}
+
+/** Quotes a name may come wrapped in: results show names as `"Work"`, and models copy them so. */
+const QUOTED = /^(["'“‘«`])(.+)(["'”’»`])$/s;
+const CLOSING_QUOTES: Record<string, string> = { '"': '"', "'": "'", '“': '”', '‘': '’', '«': '»', '`': '`' };
+
+/** The text inside a matching pair of quotes around `text`, if it has one. */
+function unquoted(text: string): string | undefined {
+  const quoted = QUOTED.exec(text);
+  return quoted && CLOSING_QUOTES[quoted[1] as string] === quoted[3] ? quoted[2] : undefined;
+}
+
+/** The keys a name is matched by: its own, and that of the name inside its quotes, when quoted. */
+function nameKeys(name: string): string[] {
+  const inner = unquoted(name);
+  return inner ? [nameKey(name), nameKey(inner)] : [nameKey(name)];
 }
 
 /** `places[i]`, when given, says where candidate i is (placesOf). */

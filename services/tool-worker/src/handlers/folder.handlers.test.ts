@@ -80,6 +80,15 @@ describe('create_folder', () => {
     expect(again).toMatchObject({ success: false, folder_id: 'folder_1' });
   });
 
+  it('finds a folder named in the quotes results show names in ("Work", “Work”, \'Work\'), and a quoted ref', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createFolder(user, 'Work');
+    for (const quoted of ['"Work"', '“work”', "'WORK'", '«Work»', '"folder_1"']) {
+      const result = await run('create_folder', { name: `In ${quoted}`, parent_folder_id: quoted }, user);
+      expect(result).toMatchObject({ success: true, parent_folder_id: 'folder_1' });
+    }
+  });
+
   it('inserts one row when a create is retried with the same entity id', async () => {
     const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();
