@@ -29,6 +29,23 @@ describe('normalizeToolError', () => {
     expect(one).toBe('No folder named "…" was found. Candidates: "…" [ID: <ref>].');
   });
 
+  it('reads candidate lists that say where or when each one is the same whatever their length', () => {
+    const reminders = (times: string[]) =>
+      normalizeToolError(
+        `"water" matches ${times.length} reminders. Candidates: ${times.map((time, i) => `"Water" at 2031-11-24 ${time} (America/Sao_Paulo) [ID: reminder_${i + 1}]`).join(', ')}.`,
+      );
+    expect(reminders(['09:00', '15:00'])).toBe(reminders(['09:00', '12:00', '15:00']));
+    expect(reminders(['09:00', '15:00'])).toBe('"…" matches <n> reminders. Candidates: "…" [ID: <ref>].');
+    const folders = normalizeToolError(
+      '"plan" matches 2 documents. Candidates: "Plan" in "A" [ID: document_1], "Plan" at the top level [ID: document_2].',
+    );
+    expect(folders).toBe(
+      normalizeToolError(
+        '"plan" matches 3 documents. Candidates: "Plan" in "A" [ID: document_1], "Plan" in "B" [ID: document_2], "PLAN" at the top level [ID: document_3].',
+      ),
+    );
+  });
+
   it('keeps errors that differ in kind apart, and bounds the length', () => {
     expect(normalizeToolError('title too long')).not.toBe(normalizeToolError('title blank'));
     expect(normalizeToolError('x'.repeat(2_000))).toHaveLength(500);
