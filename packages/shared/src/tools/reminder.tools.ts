@@ -26,8 +26,9 @@ function localTime(at: string, zone: string): string {
   return when ? formatLocal(when.instant, zone) : at;
 }
 
+// In any case: models write "Daily" as readily as "daily".
 const repeat = z
-  .enum(REMINDER_REPEATS)
+  .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(REMINDER_REPEATS))
   .describe(
     "Repeat from `at` in the user's time zone, keeping its local time of day: daily, weekdays (Monday to Friday), weekly or monthly.",
   );

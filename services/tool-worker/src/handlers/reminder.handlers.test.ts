@@ -143,6 +143,15 @@ describe('create_reminder', () => {
     expect(await reminders(user)).toEqual([]);
   });
 
+  it('takes repeat in any case, as models capitalise it ("Daily", " WEEKLY ")', async () => {
+    const user = await insertTestUser(harness.pool);
+    const daily = await run('create_reminder', { text: 'Stretch', at: inHours(2), repeat: 'Daily' }, user);
+    expect(daily).toMatchObject({ success: true, repeat: 'daily' });
+    const weekly = await run('update_reminder', { reminder_id: 'reminder_1', repeat: ' WEEKLY ' }, user);
+    expect(weekly).toMatchObject({ success: true, repeat: 'weekly' });
+    expect((await reminders(user)).map((row) => row.repeat)).toEqual(['weekly']);
+  });
+
   it('refuses invalid fields before touching the database', () => {
     const at = inHours(1);
     expect(invalid('create_reminder', { text: 'Go', at: 'tomorrow at 7' })).toEqual([
