@@ -25,14 +25,21 @@ export function defineTool<I extends z.ZodObject>(spec: ToolSpec<I>): ToolSpec<I
 /**
  * A call's arguments checked by the tool's schema. Models often send null for an optional argument
  * they mean to leave out: it counts as left out, unless the argument takes null itself (the
- * update_* tools clear a field with it). A `new_` name stands for the field (renamedArgument).
+ * update_* tools clear a field with it). They send an empty string so too: a call that does not
+ * fit is checked again without its blank optional arguments, and taken if it fits then. A `new_`
+ * name stands for the field (renamedArgument).
  */
 export function parseToolArgs<I extends z.ZodObject>(spec: ToolSpec<I>, args: Record<string, unknown>) {
   const shape: z.core.$ZodShape = spec.input.shape;
   const given = Object.entries(args)
     .map(([key, value]): [string, unknown] => [renamedArgument(shape, args, key), value])
-    .filter(([key, value]) => value !== null || !nullMeansOmitted(shape[key]));
-  return spec.input.safeParse(Object.fromEntries(given));
+    .filter(([key, value]) => value !== null || !leftOut(shape[key], null));
+  const parsed = spec.input.safeParse(Object.fromEntries(given));
+  if (parsed.success) return parsed;
+  const unblanked = given.filter(([key, value]) => !(typeof value === 'string' && value.trim() === '' && leftOut(shape[key], value)));
+  if (unblanked.length === given.length) return parsed;
+  const retried = spec.input.safeParse(Object.fromEntries(unblanked));
+  return retried.success ? retried : parsed;
 }
 
 /**
@@ -46,8 +53,9 @@ function renamedArgument(shape: z.core.$ZodShape, args: Record<string, unknown>,
   return Object.hasOwn(shape, field) && !Object.hasOwn(args, field) ? field : key;
 }
 
-function nullMeansOmitted(argument: z.core.$ZodType | undefined): boolean {
-  return argument !== undefined && z.safeParse(argument, undefined).success && !z.safeParse(argument, null).success;
+/** Whether `value` stands for an optional argument left out: one that does not take it. */
+function leftOut(argument: z.core.$ZodType | undefined, value: unknown): boolean {
+  return argument !== undefined && z.safeParse(argument, undefined).success && !z.safeParse(argument, value).success;
 }
 
 /** The longest name, title or text an entity may have (a reminder's text), so each can be found by it. */

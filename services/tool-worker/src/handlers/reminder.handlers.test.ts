@@ -143,6 +143,19 @@ describe('create_reminder', () => {
     expect(await reminders(user)).toEqual([]);
   });
 
+  it('takes an empty string for an optional habit_id or repeat as left out, as models send one', async () => {
+    const user = await insertTestUser(harness.pool);
+    const result = await run('create_reminder', { text: 'Stretch', at: inHours(2), habit_id: '', repeat: ' ' }, user);
+    expect(result).toMatchObject({ success: true, reminder_id: 'reminder_1' });
+    expect(result).not.toHaveProperty('habit_id');
+    expect(result).not.toHaveProperty('repeat');
+    // A required argument left empty is still refused.
+    expect(await run('create_reminder', { text: '', at: inHours(2) }, user)).toMatchObject({
+      success: false,
+      error: 'Invalid arguments for create_reminder: text: must not be blank.',
+    });
+  });
+
   it('takes repeat in any case, as models capitalise it ("Daily", " WEEKLY ")', async () => {
     const user = await insertTestUser(harness.pool);
     const daily = await run('create_reminder', { text: 'Stretch', at: inHours(2), repeat: 'Daily' }, user);
