@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { defineTool, displayName, entityReference, quote } from './tool-spec';
 
+/** "true" and "false" as text, in any case, as their booleans: some models write their booleans so. */
+function booleanText(value: unknown): unknown {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  return text === 'true' ? true : text === 'false' ? false : value;
+}
+
 export const folderTools = {
   create_folder: defineTool({
     description:
@@ -31,7 +37,7 @@ export const folderTools = {
     description: 'List the documents and subfolders inside a folder, with their refs.',
     input: z.object({
       folder_id: entityReference('folder'),
-      include_subfolders: z.boolean().optional().describe('Whether to list subfolders too (default: true).'),
+      include_subfolders: z.preprocess(booleanText, z.boolean()).optional().describe('Whether to list subfolders too (default: true).'),
     }),
     mutates: false,
     describe: (a) => `List folder ${quote(a.folder_id)}`,

@@ -326,6 +326,18 @@ describe('get_folder_contents', () => {
     expect(result.next_step).toContain('create_document with folder_id="folder_1"');
   });
 
+  it('takes include_subfolders written as text ("false", "True"), as some models send booleans', async () => {
+    const user = await insertTestUser(harness.pool);
+    const work = await createFolder(user, 'Work');
+    await createFolder(user, 'Archive', work);
+    const without = await run('get_folder_contents', { folder_id: work, include_subfolders: 'false' }, user);
+    expect(without).toMatchObject({ success: true });
+    expect(without).not.toHaveProperty('subfolders');
+    const withThem = await run('get_folder_contents', { folder_id: work, include_subfolders: 'True' }, user);
+    expect(withThem).toMatchObject({ success: true, subfolders: [{ folder_id: 'folder_2', name: 'Archive' }] });
+    expect(await run('get_folder_contents', { folder_id: work, include_subfolders: 'maybe' }, user)).toMatchObject({ success: false });
+  });
+
   it('refuses an unknown folder and a UUID', async () => {
     const user = await insertTestUser(harness.pool);
     expect(await run('get_folder_contents', { folder_id: 'Nowhere' }, user)).toMatchObject({ success: false });
