@@ -77,11 +77,16 @@ export function entityReference(entity: string, what = 'name') {
  */
 const INVISIBLE = /[\s\p{Cf}\p{Cc}\u2800\u115F\u1160\u3164\uFFA0]/gu;
 
-/** A required display name: trimmed, not blank, at most `max` characters (docs/tools.md#validation). */
+/**
+ * A required display name: trimmed, not blank, at most `max` characters (docs/tools.md#validation).
+ * Composed (NFC) first, so an accented letter typed as a letter and a combining accent, as some
+ * keyboards send it, counts and is stored as the one character the user sees.
+ */
 export function displayName(max: number, description: string) {
   return z
     .string()
     .trim()
+    .normalize('NFC')
     .min(1, { error: 'must not be blank', abort: true })
     .refine((text) => text.replace(INVISIBLE, '') !== '', 'must not be blank')
     .max(max, `must be at most ${max} characters`)

@@ -116,6 +116,16 @@ describe('create_document', () => {
 });
 
 describe('rename_document', () => {
+  it('counts a title as the user reads it: 255 accented letters typed decomposed (e + combining acute) fit', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createDocument(user, 'Draft');
+    const decomposed = 'e\u0301'.repeat(255);
+    const result = await run('rename_document', { document_id: 'document_1', new_title: decomposed }, user);
+    expect(result).toMatchObject({ success: true, title: 'é'.repeat(255) });
+    const longer = await run('rename_document', { document_id: 'document_1', new_title: `${decomposed}e` }, user);
+    expect(longer).toMatchObject({ success: false, error: expect.stringContaining('new_title: must be at most 255 characters') });
+  });
+
   it('renames by ref and by title ignoring case and accents, keeping the ref', async () => {
     const user = await insertTestUser(harness.pool);
     await createDocument(user, 'Meditação');
