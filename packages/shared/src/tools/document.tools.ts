@@ -39,7 +39,10 @@ export const documentTools = {
   }),
   search_documents: defineTool({
     description: "Search the user's documents by words in their title and content. Returns the best matches with refs.",
-    input: z.object({ query: z.string().trim().min(1, 'must not be blank').max(500).describe('What to look for.') }),
+    // Up to what the search reads (its first words, packages/shared/src/search): a pasted paragraph is a query too.
+    input: z.object({
+      query: z.string().trim().min(1, 'must not be blank').max(4_000, 'must be at most 4000 characters').describe('What to look for.'),
+    }),
     mutates: false,
     describe: (a) => `Search documents for ${quote(a.query)}`,
   }),

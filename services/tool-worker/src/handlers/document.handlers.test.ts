@@ -300,4 +300,19 @@ describe('search_documents', () => {
     const result = await run('search_documents', { query: 'note' }, user);
     expect(result.documents).toHaveLength(10);
   });
+
+  it('searches by a long pasted text, by its first words, and echoes it shortened', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createDocument(user, 'Budget', undefined, 'Quarterly budget review');
+    const query = `quarterly budget ${'and so on '.repeat(150)}`;
+    const result = await run('search_documents', { query }, user);
+    expect(result).toMatchObject({ success: true, documents: [{ document_id: 'document_1' }] });
+    expect((result.message as string).length).toBeLessThan(200);
+    expect(result.message).toMatch(/^Found 1 document matching "quarterly budget and so on .*\.\.\.":/);
+    const tooLong = await run('search_documents', { query: 'x'.repeat(4_001) }, user);
+    expect(tooLong).toMatchObject({
+      success: false,
+      error: 'Invalid arguments for search_documents: query: must be at most 4000 characters.',
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { nameKey, ok, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
+import { clipText, nameKey, ok, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
 import {
   alreadyExists,
   findSameName,
@@ -24,6 +24,8 @@ interface SearchHit extends DocumentRow {
 }
 
 const SEARCH_LIMIT = 10;
+/** How much of a query a search's message repeats. */
+const ECHO_CHARS = 100;
 
 export const documentHandlers: Pick<
   ToolHandlers,
@@ -105,8 +107,10 @@ export const documentHandlers: Pick<
 
   async search_documents(args, ctx) {
     const hits = await findDocuments(ctx.db, ctx.userId, args.query);
+    // The query as the message echoes it: a pasted paragraph is not repeated whole.
+    const query = clipText(args.query.replace(/\s+/g, ' '), ECHO_CHARS);
     if (hits.length === 0) {
-      return ok(`No documents match "${args.query}".`, { documents: [] }, 'Try other words, or create the document with create_document.');
+      return ok(`No documents match "${query}".`, { documents: [] }, 'Try other words, or create the document with create_document.');
     }
     const refs = await ctx.refs.refsFor(
       'document',
@@ -124,7 +128,7 @@ export const documentHandlers: Pick<
     }));
     const lines = documents.map((doc) => `- "${doc.title}" [ID: ${doc.document_id}]`);
     return ok(
-      [`Found ${plural(documents.length, 'document')} matching "${args.query}":`, ...lines].join('\n'),
+      [`Found ${plural(documents.length, 'document')} matching "${query}":`, ...lines].join('\n'),
       { documents },
       'To rename, move or delete one, pass its document_id.',
     );
