@@ -107,6 +107,16 @@ describe('parseConfig', () => {
     }
   });
 
+  it('says a connection string of another scheme on one line, not also that the driver cannot read it', () => {
+    for (const [name, value, scheme] of [
+      ['REDIS_URL', 'localhost', 'redis://'],
+      ['REDIS_URL', 'redis.internal:6379', 'redis://'],
+      ['DATABASE_URL', 'localhost', 'postgres://'],
+    ] as const) {
+      expect(problemsOf({ [name]: value })).toEqual([`${name}: must start with ${scheme}`]);
+    }
+  });
+
   it('takes only http:// and https:// URLs for the model and the chat providers', () => {
     expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:8080/v1' }).OPENAI_BASE_URL).toBe('http://localhost:8080/v1');
     for (const [name, value] of [

@@ -31,7 +31,7 @@ const connectionUrl = (fallback: string, scheme: RegExp, example: string, parses
     .pipe(
       z
         .string()
-        .regex(scheme, `must start with ${example}`)
+        .regex(scheme, { error: `must start with ${example}`, abort: true })
         .refine(
           (url) => succeeds(() => parses(url)),
           'is not a connection string the driver can read (check the port, the database and %-escapes)',
