@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { z } from 'zod';
-import { int, optionalString, parseSettings, redactUrl } from '@assistant/shared';
+import { int, optionalString, parseSettings, redactUrl, serverDatabase } from '@assistant/shared';
 import { startPrivatePostgres, type PrivateService } from './private-postgres';
 import { redisAnswers, redisServerInstalled, startPrivateRedis } from './private-redis';
 
@@ -30,9 +30,7 @@ export interface LocalServices {
 }
 
 async function postgresAnswers(url: string): Promise<boolean> {
-  const target = new URL(url);
-  target.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: target.toString(), connectionTimeoutMillis: 2_000 });
+  const client = new pg.Client({ ...serverDatabase(url).server, connectionTimeoutMillis: 2_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();

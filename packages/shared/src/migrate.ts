@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import type { Queryable } from './db';
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../migrations');
@@ -34,13 +35,21 @@ export function migrationsApplied(db: Queryable): () => Promise<void> {
   };
 }
 
+/**
+ * The database a connection string names, and a client config for the server's `postgres`
+ * database, read by the driver's own parser: a URL parser rejects forms the driver takes (no host
+ * in the authority, `?host=/var/run/postgresql` for a Unix socket).
+ */
+export function serverDatabase(databaseUrl: string): { name: string; server: pg.ClientConfig } {
+  const config = parseIntoClientConfig(databaseUrl);
+  return { name: config.database ?? '', server: { ...config, database: 'postgres' } };
+}
+
 /** Creates the database named in the URL when it does not exist yet (README.md#requirements). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const { name, server } = serverDatabase(databaseUrl);
   if (!name) throw new Error('DATABASE_URL names no database');
-  url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
+  const admin = new pg.Client({ ...server, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
