@@ -38,6 +38,15 @@ export function startWorker(runtime: Runtime, processor: JobProcessor<QueueName>
 }
 
 /**
+ * Closes a worker once its jobs in progress finish. While its connection is down none can finish
+ * (a job's outcome is written to Redis) and the close would wait for Redis, so it stops at once: a
+ * job it held is taken over when its lock expires, as after a crash.
+ */
+export async function closeWorker(worker: Worker, connection: Redis): Promise<void> {
+  await worker.close(connection.status !== 'ready');
+}
+
+/**
  * The body of a worker process: BullMQ workers for the given queues, a health port, and one
  * shutdown path that lets jobs in progress finish while waiting ones stay queued for others.
  */
@@ -69,7 +78,7 @@ export function runWorkerProcess(
   handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
     health?.close();
     step('finishing jobs in progress');
-    await Promise.all(workers.map((worker) => worker.close()));
+    await Promise.all(workers.map((worker) => closeWorker(worker, connection)));
     step('stopping the service');
     await onStop().catch(() => undefined);
     step('closing connections');

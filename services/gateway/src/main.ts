@@ -1,6 +1,6 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
-import { createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
+import { closeWorker, createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
 import { createChannelClients, incompleteChannels } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
@@ -70,7 +70,7 @@ handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
   clearTimeout(cutoff);
   typingTicker.stop();
   step('finishing deliveries in progress');
-  await deliveries.close();
+  await closeWorker(deliveries, deliveriesConnection);
   step('closing connections');
   await Promise.all([reader.quit(), subscriber.quit(), keyOwnersSubscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
   await runtime.close();
