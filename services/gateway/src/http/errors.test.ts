@@ -1,5 +1,6 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import express, { Router } from 'express';
+import { Redis } from 'ioredis';
 import { createLogger } from '@assistant/shared';
 import { requireAdmin } from './auth';
 import { errorHandler, notFoundRoute } from './errors';
@@ -8,6 +9,10 @@ const logger = createLogger('errors-test', 'silent');
 const logged = jest.spyOn(logger, 'error');
 let url: string;
 let server: ReturnType<express.Express['listen']>;
+// A Redis that accepts connections and never answers (overloaded, or cut off mid-way).
+const hungSockets: Socket[] = [];
+const hungRedis = createServer((socket) => hungSockets.push(socket));
+let redis: Redis;
 
 beforeAll(async () => {
   const app = express();
@@ -22,6 +27,13 @@ beforeAll(async () => {
   app.get('/down/:code', (req) => {
     throw Object.assign(new Error(`connect ${req.params.code} db:5432`), { code: req.params.code });
   });
+  hungRedis.listen(0, '127.0.0.1');
+  await new Promise((resolve) => hungRedis.once('listening', resolve));
+  redis = new Redis({ port: (hungRedis.address() as AddressInfo).port, host: '127.0.0.1', commandTimeout: 100, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  app.get('/hung', async () => {
+    await redis.get('anything');
+  });
   // As admin.routes.ts mounts it: past its own prefix, inside a router of its own.
   app.use(Router().use('/v1/admin', notFoundRoute));
   app.use(notFoundRoute);
@@ -35,6 +47,9 @@ beforeEach(() => logged.mockClear());
 
 afterAll(() => {
   server.close();
+  redis.disconnect();
+  for (const socket of hungSockets) socket.destroy();
+  hungRedis.close();
 });
 
 describe('notFoundRoute', () => {
@@ -61,6 +76,12 @@ describe('errorHandler', () => {
       expect(res.status).toBe(503);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unavailable');
     }
+  });
+
+  it('answers 503 when Redis accepts the connection but never answers', async () => {
+    const res = await fetch(`${url}/hung`);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unavailable');
   });
 
   it('answers the 503 of an unset ADMIN_TOKEN without logging it as a failure', async () => {

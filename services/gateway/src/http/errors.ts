@@ -75,11 +75,12 @@ function toHttpError(error: unknown): HttpError {
 
 /**
  * Connection failures of PostgreSQL or Redis: the client should retry, nothing was lost. A host
- * name that does not resolve is one too: a compose service's name while its container restarts.
+ * name that does not resolve is one too: a compose service's name while its container restarts;
+ * so is a Redis that takes the connection but does not answer (ioredis's commandTimeout).
  */
 function isUnavailable(error: unknown): boolean {
   const text = error instanceof Error ? `${error.name} ${error.message} ${(error as { code?: string }).code ?? ''}` : '';
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Connection is closed|connection terminated|MaxRetriesPerRequest|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]|53300/i.test(
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|Connection is closed|connection terminated|MaxRetriesPerRequest|Command timed out|Stream isn't writeable|timeout exceeded when trying to connect|57P0[1-3]|53300/i.test(
     text,
   );
 }
