@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
 import { z } from 'zod';
-import { QUEUE_NAMES, type Runtime } from '@assistant/shared';
+import { QUEUE_NAMES, withTimeout, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { defineRoutes } from '../openapi/api-route';
 
@@ -16,10 +16,13 @@ export const metricsApi = defineRoutes({
   },
 });
 
+/** How long a scrape waits for the queues' counts: well within Prometheus's 10 s scrape timeout. */
+const QUEUE_COUNTS_TIMEOUT_MS = 2_000;
+
 /**
  * GET /metrics: this gateway's own metrics (HTTP, open event streams, queue depths read at
  * scrape time) followed by the counters every process shares through Redis (turns, model
- * calls, tool calls).
+ * calls, tool calls). While Redis does not answer, the series read from it are left out.
  */
 export function createGatewayMetrics(runtime: Runtime, openStreams: () => number) {
   const registry = new client.Registry();
@@ -51,9 +54,13 @@ export function createGatewayMetrics(runtime: Runtime, openStreams: () => number
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
     async collect() {
+      // Counts Redis cannot give now (BullMQ waits for a connection that is down) are left out,
+      // never served stale from an earlier scrape.
+      this.reset();
       await Promise.all(
         QUEUE_NAMES.map(async (name) => {
-          const counts = await runtime.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+          const counting = runtime.queues[name].getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+          const counts = await withTimeout(counting, QUEUE_COUNTS_TIMEOUT_MS, 'queue counts').catch(() => ({}));
           for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count);
         }),
       );
@@ -74,7 +81,8 @@ export function createGatewayMetrics(runtime: Runtime, openStreams: () => number
 
   const router = apiRouter(metricsApi, {
     metrics: async (_req, res) => {
-      const [own, shared] = await Promise.all([registry.metrics(), runtime.metrics.render()]);
+      // While Redis does not answer, this gateway's own metrics are served without the shared ones.
+      const [own, shared] = await Promise.all([registry.metrics(), runtime.metrics.render().catch(() => '')]);
       res.type(registry.contentType).send(`${own}\n${shared}`);
     },
   });
