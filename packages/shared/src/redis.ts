@@ -61,6 +61,15 @@ function coalescing(redis: Redis): Redis {
   return redis;
 }
 
+/**
+ * Ends a connection at shutdown: QUIT when Redis answers, so replies in flight arrive first; cut
+ * when it does not (down, or taking connections and never answering), where QUIT would wait for it.
+ */
+export async function closeRedis(redis: Redis, timeoutMs = 1_000): Promise<void> {
+  if (redis.status === 'ready') await withTimeout(redis.quit(), timeoutMs, 'Redis did not answer QUIT').catch(() => undefined);
+  redis.disconnect();
+}
+
 export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<void> {
   if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
   await withTimeout(redis.ping(), timeoutMs, 'Redis did not answer');

@@ -9,7 +9,7 @@ import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
 import { MigrationsPending, migrationsApplied } from './migrate';
 import { createQueues, type Queues } from './queues';
-import { createClientRedis, pingRedis, type Redis } from './redis';
+import { closeRedis, createClientRedis, pingRedis, type Redis } from './redis';
 import { ChatTyping } from './turns/chat-typing';
 import { isToolName, MAX_MODEL_TOOLS, modelTools } from './tools';
 import { OutboxPublisher } from './turns/outbox';
@@ -89,7 +89,7 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     close: async () => {
       await metrics.flush();
       await queues.close().catch(() => undefined);
-      await redis.quit().catch(() => undefined);
+      await closeRedis(redis);
       await db.end().catch(() => undefined);
     },
   };

@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import { waitOutConnectionErrors } from './capacity/connection-patience';
 import type { JobProcessor } from './job-processor';
 import { InvalidJobError, type QueueName } from './jobs';
-import { createWorkerRedis, type Redis } from './redis';
+import { closeRedis, createWorkerRedis, type Redis } from './redis';
 import { createRuntime, handleShutdown, startHealthServer, type Runtime } from './runtime';
 
 /**
@@ -82,7 +82,7 @@ export function runWorkerProcess(
     step('stopping the service');
     await onStop().catch(() => undefined);
     step('closing connections');
-    await connection.quit().catch(() => undefined);
+    await closeRedis(connection);
     await runtime.close();
   });
   return runtime;

@@ -1,6 +1,6 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
-import { closeWorker, createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
+import { closeRedis, closeWorker, createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
 import { createChannelClients, incompleteChannels } from './channels/channel-clients';
 import { startDeliveriesWorker } from './channels/deliveries.worker';
@@ -72,6 +72,6 @@ handleShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, async (step) => {
   step('finishing deliveries in progress');
   await closeWorker(deliveries, deliveriesConnection);
   step('closing connections');
-  await Promise.all([reader.quit(), subscriber.quit(), keyOwnersSubscriber.quit(), deliveriesConnection.quit()]).catch(() => undefined);
+  await Promise.all([reader, subscriber, keyOwnersSubscriber, deliveriesConnection].map((connection) => closeRedis(connection)));
   await runtime.close();
 });
