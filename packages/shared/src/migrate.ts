@@ -45,20 +45,37 @@ export function serverDatabase(databaseUrl: string): { name: string; server: pg.
   return { name: config.database ?? '', server: { ...config, database: 'postgres' } };
 }
 
-/** Creates the database named in the URL when it does not exist yet (README.md#requirements). */
+/** Whether the database the URL names exists: connecting to it says so ("3D000" when it does not). */
+async function databaseExists(databaseUrl: string): Promise<boolean> {
+  const client = new pg.Client({ ...parseIntoClientConfig(databaseUrl), connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '3D000') return false;
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates the database named in the URL when it does not exist yet (README.md#requirements). Only
+ * then through the server's `postgres` database: hosting providers often let a user connect to
+ * their own database alone.
+ */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const { name, server } = serverDatabase(databaseUrl);
   if (!name) throw new Error('DATABASE_URL names no database');
+  if (await databaseExists(databaseUrl)) return;
   const admin = new pg.Client({ ...server, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) {
-      await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
-        // Two processes starting at once: the other one created it first.
-        if (error.code !== '42P04' && error.code !== '23505') throw error;
-      });
-    }
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
+      // Two processes starting at once: the other one created it first.
+      if (error.code !== '42P04' && error.code !== '23505') throw error;
+    });
   } finally {
     await admin.end();
   }
