@@ -29,6 +29,11 @@ describe('docker-compose.yml', () => {
     expect(compose.match(/\$\{\w+:?\?[^}]*\}/g) ?? []).toEqual([]);
   });
 
+  it('runs every process under an init that reaps orphans: the tool worker spawns MCP servers, which may spawn their own', () => {
+    // Node as PID 1 never reaps a grandchild its parent left behind (npx's server, say): zombies pile up.
+    expect(shared).toMatch(/^ {2}init: true$/m);
+  });
+
   it('gives every process longer than SHUTDOWN_TIMEOUT_MS to drain before docker kills it', () => {
     // `docker stop` and `docker compose down` send SIGKILL after 10 s unless told otherwise.
     const graceSeconds = Number(/^ {2}stop_grace_period: (\d+)s$/m.exec(shared)?.[1] ?? 10);
