@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { once as onceEvent } from 'node:events';
 import http from 'node:http';
 import path from 'node:path';
-import { McpCatalog, Redis } from '@assistant/shared';
+import { eraseUserJobId, McpCatalog, Redis } from '@assistant/shared';
 import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
 import { afterTools, byUserText, FakeModel, lastMessage, userText } from '../scripts/lib/fake-model';
 import { NotesMcpServer } from './helpers/notes-mcp-server';
@@ -273,7 +273,7 @@ describe('timeouts and retries', () => {
       new Queue('tool-calls', { connection, prefix: system.prefix }),
     ];
     try {
-      await waitFor(async () => (await digests.getJobState(`erase.${user.userId}`)) === 'unknown', 'the erasure job to end', {
+      await waitFor(async () => (await digests.getJobState(eraseUserJobId(user.userId))) === 'unknown', 'the erasure job to end', {
         timeoutMs: 30_000,
       });
       const left = await toolCalls.getJobs(['wait', 'delayed', 'active', 'completed', 'failed']);

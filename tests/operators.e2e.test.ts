@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { reminderFireJobId } from '@assistant/shared';
+import { eraseUserJobId, reminderFireJobId } from '@assistant/shared';
 import { Api, type StreamEvent } from '../scripts/lib/api';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { injectFault, testDb } from './helpers/db';
@@ -403,8 +403,10 @@ describe('erasure', () => {
     expect((await db.query('SELECT COUNT(*)::int AS n FROM turns WHERE id = ANY($1)', [turnIds])).rows[0].n).toBe(0);
     for (const turnId of turnIds) await expectNoEventsOf(turnId);
     // Nor any other key named after them (rate-limit windows: messages, link codes, gotchas), the erasure's own job included once it ends.
-    await system.waitFor(async () => (await digests.getJobState(`erase.${user.userId}`)) === 'unknown', 'the erasure job gone');
+    await system.waitFor(async () => (await digests.getJobState(eraseUserJobId(user.userId))) === 'unknown', 'the erasure job gone');
     expect(await redis.keys(`${system.prefix}:*${user.userId}*`)).toEqual([]);
+    // BullMQ's event stream of the queue keeps the ids of jobs gone long ago: the erasure's own names nobody.
+    expect(JSON.stringify(await redis.xrange(`${system.prefix}:session-digests:events`, '-', '+'))).not.toContain(user.userId);
     expect(new Set(await digestStates())).toEqual(new Set(['unknown']));
     expect(await sentToChat()).toBe(0);
     // Nor do the finished deliveries of their answers stay in Redis, texts and chat id in hand.

@@ -90,7 +90,7 @@ export const jobCatalog = {
     digest: z.object({ sessionId: z.uuid(), reason: z.enum(['idle', 'reset']).optional() }),
     /**
      * Erase a user and everything of theirs (DELETE /v1/me, DELETE /v1/admin/users/:id; id
-     * `erase.<user id>`). Here because this queue's jobs are the agent worker's background work
+     * `erase.<sha256 of the user id>`). Here because this queue's jobs are the agent worker's background work
      * on one user's data that nobody waits on; it is resumable and idempotent.
      */
     'erase-user': z.object({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db';
 import { withTransaction } from '../db';
 import { addJob, jobId, type Queues } from '../queues';
@@ -26,9 +27,13 @@ export async function markErasing(db: Queryable, userId: string): Promise<boolea
   return true;
 }
 
-/** The one erasure job of a user: asking twice, or re-queuing after a crash, adds it once. */
+/**
+ * The one erasure job of a user: asking twice, or re-queuing after a crash, adds it once. Named by
+ * a digest of the user id, not the id itself: BullMQ writes every job's id into its queue's event
+ * stream (`<prefix>:session-digests:events`), which outlives the job and the user.
+ */
 export function eraseUserJobId(userId: string): string {
-  return jobId('erase', userId);
+  return jobId('erase', createHash('sha256').update(userId).digest('hex'));
 }
 
 /**
