@@ -5,13 +5,21 @@ import { coalesceWrites } from './socket-writes';
 
 export { Redis };
 
+/** The gateway's rate limits counted per user (http/rate-limit.ts and the routes using it): an erasure removes each one's window. */
+export const USER_RATE_LIMITS = ['messages', 'link-codes', 'gotchas', 'api-keys'] as const;
+export type RateLimitName = (typeof USER_RATE_LIMITS)[number] | 'link-attempts';
+
+/** Whose `/link` attempts a window counts (channels/link-codes.ts): a chat identity's, by its id at the provider. */
+export const linkAttemptsOf = (channel: string, senderId: string) => `${channel}:${senderId}`;
+
 /**
  * Keys named after a user outside any queue, written by the gateway and removed by erasure: a
  * rate-limit window of `name` (http/rate-limit.ts), the slots of their open event streams, and the
- * line of deliveries waiting for a chat of theirs (channels/delivery-line.ts).
+ * line of deliveries waiting for a chat of theirs (channels/delivery-line.ts). `/link` attempts
+ * are counted under `linkAttemptsOf` a chat instead of a user.
  */
 export const userKeys = {
-  rateLimit: (prefix: string, name: string, userId: string) => `${prefix}:ratelimit:${name}:${userId}`,
+  rateLimit: (prefix: string, name: RateLimitName, userId: string) => `${prefix}:ratelimit:${name}:${userId}`,
   streamSlots: (prefix: string, userId: string) => `${prefix}:sse-streams:${userId}`,
   deliveryLine: (prefix: string, to: ChannelAddress) => `${prefix}:delivery-line:${to.channel}:${recipientOf(to)}`,
 };

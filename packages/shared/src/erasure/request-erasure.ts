@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Db, Queryable } from '../db';
+import type { Queryable } from '../db';
 import { withTransaction } from '../db';
 import { addJob, jobId, type Queues } from '../queues';
+import { linkAttemptsOf, userKeys } from '../redis';
+import type { Runtime } from '../runtime';
 
 /**
  * The first moment of an erasure, in one transaction: the user is marked `erasing_at` (their
@@ -51,9 +53,25 @@ export async function enqueueErasure(queues: Queues, userId: string): Promise<vo
   await addJob(queues, 'session-digests', 'erase-user', { userId }, { jobId: id });
 }
 
-/** DELETE /v1/me and the admin's DELETE: mark, then queue the job that removes the rest. */
-export async function requestErasure(db: Db, queues: Queues, userId: string): Promise<boolean> {
-  if (!(await withTransaction(db, (client) => markErasing(client, userId)))) return false;
-  await enqueueErasure(queues, userId);
+/**
+ * DELETE /v1/me and the admin's DELETE: mark, then queue the job that removes the rest. The
+ * `/link` attempts of the user's chats are counted under the chats' ids (channels/link-codes.ts):
+ * those windows go now, with the identities that name them, as the job no longer knows the chats.
+ */
+export async function requestErasure(runtime: Pick<Runtime, 'db' | 'queues' | 'redis' | 'config'>, userId: string): Promise<boolean> {
+  const chats = await withTransaction(runtime.db, async (client) => {
+    const identities = await client.query<{ channel: string; id: string }>(
+      `SELECT channel, external_id AS id FROM channel_identities WHERE user_id = $1
+       UNION ALL SELECT channel, bsuid FROM channel_identities WHERE user_id = $1 AND bsuid IS NOT NULL`,
+      [userId],
+    );
+    return (await markErasing(client, userId)) ? identities.rows : undefined;
+  });
+  if (!chats) return false;
+  const windows = chats.map((chat) =>
+    userKeys.rateLimit(runtime.config.QUEUE_PREFIX, 'link-attempts', linkAttemptsOf(chat.channel, chat.id)),
+  );
+  if (windows.length > 0) await runtime.redis.del(...windows);
+  await enqueueErasure(runtime.queues, userId);
   return true;
 }

@@ -1,5 +1,14 @@
 import type { Job } from 'bullmq';
-import { cancelUserTurns, channelAddressSchema, deleteUserTurns, eventKeys, markErasing, userKeys, type Runtime } from '@assistant/shared';
+import {
+  cancelUserTurns,
+  channelAddressSchema,
+  deleteUserTurns,
+  eventKeys,
+  markErasing,
+  USER_RATE_LIMITS,
+  userKeys,
+  type Runtime,
+} from '@assistant/shared';
 import { removeUserJobs, type JobRef } from './remove-user-jobs';
 import { loadFootprint, type UserFootprint } from './user-footprint';
 
@@ -83,9 +92,6 @@ async function leaveDeliveryLines(deps: ErasureDeps, jobs: Job[]): Promise<void>
   await pipeline.exec();
 }
 
-/** The gateway's rate limits counted per user (http/rate-limit.ts and the routes using it). */
-const RATE_LIMITS = ['messages', 'link-codes', 'gotchas'] as const;
-
 /** The turns' event streams (their bookkeeping left as a short-lived `done`), their chat typing beats, the user's rate-limit windows and SSE slots. */
 async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Promise<void> {
   const prefix = deps.config.QUEUE_PREFIX;
@@ -106,7 +112,7 @@ async function deleteRedisKeys(deps: ErasureDeps, footprint: UserFootprint): Pro
     await deps.typing.stop(...batch);
   }
   keys.push(
-    ...RATE_LIMITS.map((name) => userKeys.rateLimit(prefix, name, footprint.userId)),
+    ...USER_RATE_LIMITS.map((name) => userKeys.rateLimit(prefix, name, footprint.userId)),
     userKeys.streamSlots(prefix, footprint.userId),
   );
   for (let i = 0; i < keys.length; i += 500) await deps.redis.del(...keys.slice(i, i + 500));

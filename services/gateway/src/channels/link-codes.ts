@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable, Runtime } from '@assistant/shared';
+import { linkAttemptsOf, type Queryable, type Runtime } from '@assistant/shared';
 import { hitRateLimit } from '../http/rate-limit';
 
 // 32 symbols without look-alikes (no I, O, 0, 1): a byte modulo 32 picks one without bias.
@@ -53,7 +53,13 @@ export async function countLinkAttempt(
   senderId: string,
 ): Promise<'allowed' | 'sender-limited' | 'sender-silent' | 'everyone-limited'> {
   const { redis, config } = runtime;
-  const sender = await hitRateLimit(redis, config.QUEUE_PREFIX, 'link-attempts', `${channel}:${senderId}`, LINK_ATTEMPTS.senderWindowMs);
+  const sender = await hitRateLimit(
+    redis,
+    config.QUEUE_PREFIX,
+    'link-attempts',
+    linkAttemptsOf(channel, senderId),
+    LINK_ATTEMPTS.senderWindowMs,
+  );
   if (sender.hits > LINK_ATTEMPTS.perSender) return sender.hits === LINK_ATTEMPTS.perSender + 1 ? 'sender-limited' : 'sender-silent';
   const everyone = await hitRateLimit(redis, config.QUEUE_PREFIX, 'link-attempts', 'everyone', LINK_ATTEMPTS.everyoneWindowMs);
   return everyone.hits > LINK_ATTEMPTS.everyone ? 'everyone-limited' : 'allowed';

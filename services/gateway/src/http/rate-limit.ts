@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { userKeys, withScripts, type Redis } from '@assistant/shared';
+import { userKeys, withScripts, type RateLimitName, type Redis } from '@assistant/shared';
 import { userOf } from './auth';
 import { HttpError } from './errors';
 
@@ -23,7 +23,7 @@ export const MESSAGE_RATE = { name: 'messages', windowMs: 60_000 } as const;
 export async function hitRateLimit(
   redis: Redis,
   prefix: string,
-  name: string,
+  name: RateLimitName,
   userId: string,
   windowMs: number,
 ): Promise<{ hits: number; msLeft: number }> {
@@ -33,7 +33,7 @@ export async function hitRateLimit(
 }
 
 /** Gives back a hit counted for a request that turned out to change nothing (a message refused as `session_busy`). */
-export async function unhitRateLimit(redis: Redis, prefix: string, name: string, userId: string): Promise<void> {
+export async function unhitRateLimit(redis: Redis, prefix: string, name: RateLimitName, userId: string): Promise<void> {
   const counter = withScripts(redis, { unhitRateLimit: { numberOfKeys: 1, lua: UNHIT } });
   await counter.unhitRateLimit(userKeys.rateLimit(prefix, name, userId));
 }
@@ -47,7 +47,7 @@ export async function unhitRateLimit(redis: Redis, prefix: string, name: string,
 export function rateLimit(
   redis: Redis,
   prefix: string,
-  name: string,
+  name: RateLimitName,
   limit: number,
   windowMs: number,
   noun = 'messages',

@@ -87,7 +87,7 @@ export function adminRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
       },
 
       eraseUser: async (_req, res, { params }) => {
-        if (!(await requestErasure(db, runtime.queues, params.id))) throw notFound('user');
+        if (!(await requestErasure(runtime, params.id))) throw notFound('user');
         await keyOwners.changed(params.id);
         res.status(202).json({ id: params.id, erasing: true });
       },

@@ -106,7 +106,7 @@ export function userRoutes(runtime: Runtime, authenticate: RequestHandler, keyOw
       use: [authenticate],
       handle: async (req, res) => {
         const userId = userOf(req);
-        if (!(await requestErasure(db, runtime.queues, userId))) throw notFound('user');
+        if (!(await requestErasure(runtime, userId))) throw notFound('user');
         await keyOwners.changed(userId);
         res.status(202).json({ id: userId, erasing: true });
       },
