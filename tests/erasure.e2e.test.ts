@@ -132,14 +132,22 @@ it('leaves no key, value or row naming a user who used every feature, nor their 
   await system.waitFor(() => graph.received(phone).length === 1, 'the WhatsApp link confirmation');
   expect((await webhooks.postWhatsApp(webhooks.waText(phone, `whatsapp ${marker}`))).status).toBe(200);
   await system.waitFor(() => graph.received(phone).length === 2, 'the WhatsApp answer');
+  // A mistyped code, its message id holding the number in base64 as Meta's do (\x1c\x18\x0d, the number, …).
+  const wamid = `wamid.${Buffer.from(`\x1c\x18\x0d${phone}\x15\x02\x00${marker}`).toString('base64')}`;
+  expect((await webhooks.postWhatsApp(webhooks.waText(phone, '/link WRONGCODE', wamid))).status).toBe(200);
+  await system.waitFor(() => graph.received(phone).length === 3, 'the WhatsApp bad code reply');
 
   // Last, as it holds the main session, where the chats' messages go too.
   const pending = await user.send(`remind: pending ${marker} at ${at}`);
   await user.events(pending.turn_id, { until: (event) => event.event === 'tool_approval_request' });
 
-  const needles = [user.userId, String(chat), phone, marker];
+  const needles = [user.userId, String(chat), phone, marker, wamid];
+  // Each is somewhere first, so the search below can find it.
   const before = [...(await redisContents()).entries()];
-  for (const needle of needles) expect(before.some(([key, value]) => key.includes(needle) || value.includes(needle))).toBe(true);
+  for (const needle of needles) {
+    const inRedis = before.some(([key, value]) => key.includes(needle) || value.includes(needle));
+    expect([needle, inRedis || (await tablesHolding(needle)).length > 0]).toEqual([needle, true]);
+  }
 
   expect((await user.request('DELETE', '/v1/me')).status).toBe(202);
   const job = `${system.prefix}:session-digests:${eraseUserJobId(user.userId)}`;

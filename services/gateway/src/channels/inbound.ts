@@ -215,12 +215,15 @@ async function handle(
   const command = message.content.kind === 'text' ? parseCommand(message.content.text) : undefined;
   if (command?.kind === 'link') {
     // Linking must not create a user for the identity first: it is about to join an existing one.
+    // A refused attempt stays the chat's own user's row, erased with them: its id can name the chat (a WhatsApp
+    // message id holds the sender's number), and a row of nobody's is kept for good.
+    const refused = { ...none, userId: identity?.userId ?? null };
     const attempt = await countLinkAttempt(runtime, message.channel, message.sender.id);
-    if (attempt === 'sender-limited') return { ...none, reply: REPLIES.linkTooOften };
-    if (attempt === 'sender-silent') return none;
-    if (attempt === 'everyone-limited') return { ...none, reply: REPLIES.linkBusy };
+    if (attempt === 'sender-limited') return { ...refused, reply: REPLIES.linkTooOften };
+    if (attempt === 'sender-silent') return refused;
+    if (attempt === 'everyone-limited') return { ...refused, reply: REPLIES.linkBusy };
     const userId = await consumeLinkCode(client, command.code);
-    if (!userId) return { ...none, reply: REPLIES.badCode };
+    if (!userId) return { ...refused, reply: REPLIES.badCode };
     await linkIdentity(client, message, userId);
     const left = identity ? await adoptLinkedAway(client, identity.userId, userId) : undefined;
     return {
