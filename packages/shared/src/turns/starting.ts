@@ -106,6 +106,15 @@ export async function createTurn(
 }
 
 /**
+ * How much one queued turn takes in by merging (if_busy=merge): its messages, the first included,
+ * and their characters. A message past either joins no turn: it queues a new one behind it, which
+ * the next messages join. So a flood (a chat over its message rate) costs a bounded row write per
+ * message, not the whole list so far, and no turn sends the model more than this in one request.
+ */
+export const MERGE_MAX_MESSAGES = 50;
+export const MERGE_MAX_CHARS = 64_000;
+
+/**
  * Adds the message to the session's newest queued turn from the same place (the same chat, or
  * the API), if there is one and it has not started yet (not a resumed turn waiting for a slot,
  * which read its messages when it started): its answer goes where the turn's first message came from. A message
@@ -113,6 +122,7 @@ export async function createTurn(
  * job comes back for it then. A photo joins with its message's place in the turn (the SET reads
  * merged_inputs before the append), so the model sees it with that message. A voice note still
  * being transcribed joins the same way, its placeholder holding its place, and holds the turn.
+ * A turn that already holds MERGE_MAX_MESSAGES or MERGE_MAX_CHARS takes no more: the message queues its own.
  */
 export async function mergeIntoQueued(client: DbClient, sessionId: string, message: TurnMessage): Promise<string | undefined> {
   const merged = await client.query<{ id: string }>(
@@ -125,6 +135,7 @@ export async function mergeIntoQueued(client: DbClient, sessionId: string, messa
        voice_held_until = GREATEST(voice_held_until, NOW() + make_interval(secs => $7::float8 / 1000))
      WHERE id = (SELECT id FROM turns WHERE session_id = $1 AND status = 'queued' ORDER BY lane_seq DESC LIMIT 1)
        AND status = 'queued' AND started_at IS NULL AND origin IS NOT DISTINCT FROM $4::jsonb
+       AND cardinality(merged_inputs) + 2 <= $8 AND char_length(input) + char_length(array_to_string(merged_inputs, '')) + char_length($2) <= $9
      RETURNING id`,
     [
       sessionId,
@@ -134,6 +145,8 @@ export async function mergeIntoQueued(client: DbClient, sessionId: string, messa
       message.attachment ? JSON.stringify(message.attachment) : null,
       message.voice?.message ?? null,
       message.voice?.holdMs ?? null,
+      MERGE_MAX_MESSAGES,
+      MERGE_MAX_CHARS,
     ],
   );
   const turnId = merged.rows[0]?.id;
