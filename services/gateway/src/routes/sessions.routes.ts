@@ -7,6 +7,14 @@ import { notFound } from '../http/errors';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 import { resetSession } from '../sessions/reset-session';
+import {
+  DEFAULT_PAGE_LIMIT,
+  messagesPage,
+  messagesPageQuery,
+  nextPageLink,
+  sessionsPage,
+  sessionsPageQuery,
+} from '../sessions/session-pages';
 
 const sessionKey = { key: sessionKeySchema };
 
@@ -17,7 +25,8 @@ export const sessionApi = defineRoutes({
     tag: 'sessions',
     summary: "The user's sessions, most recently active first",
     auth: 'user',
-    responses: { 200: { description: 'the sessions', schema: z.array(shape.sessionResponse) } },
+    query: sessionsPageQuery,
+    responses: { 200: { description: 'the sessions; a Link header names the next page', schema: z.array(shape.sessionResponse) } },
   },
   listMessages: {
     method: 'get',
@@ -26,7 +35,13 @@ export const sessionApi = defineRoutes({
     summary: 'What the user and the assistant said in a session, oldest first',
     auth: 'user',
     params: sessionKey,
-    responses: { 200: { description: 'the messages', schema: z.array(shape.sessionMessageResponse) } },
+    query: messagesPageQuery,
+    responses: {
+      200: {
+        description: 'the newest messages, oldest first; a Link header names the older ones',
+        schema: z.array(shape.sessionMessageResponse),
+      },
+    },
   },
   resetSession: {
     method: 'post',
@@ -42,21 +57,17 @@ export const sessionApi = defineRoutes({
 export function sessionRoutes(runtime: Runtime): Router {
   const { db } = runtime;
   return apiRouter(sessionApi, {
-    listSessions: async (req, res) => {
-      const found = await db.query(
-        `SELECT s.session_key, s.created_at, s.last_activity_at,
-                (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count
-         FROM sessions s WHERE s.user_id = $1 AND s.archived_at IS NULL ORDER BY s.last_activity_at DESC`,
-        [userOf(req)],
-      );
-      res.json(found.rows);
+    listSessions: async (req, res, { query }) => {
+      const page = await sessionsPage(db, userOf(req), query.limit ?? DEFAULT_PAGE_LIMIT, query.before);
+      if (page.next) res.set('Link', nextPageLink('/v1/sessions', query.limit, page.next));
+      res.json(page.rows);
     },
 
     /**
      * What the user and the assistant said, oldest first (tool traffic stays internal). Every
      * user has a main session: before their first message it is there, and empty.
      */
-    listMessages: async (req, res, { params }) => {
+    listMessages: async (req, res, { params, query }) => {
       const session = await db.query<{ id: string }>(
         'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
         [userOf(req), params.key],
@@ -67,12 +78,9 @@ export function sessionRoutes(runtime: Runtime): Router {
         res.json([]);
         return;
       }
-      const found = await db.query(
-        `SELECT id, role, content, turn_id, created_at FROM messages
-         WHERE session_id = $1 AND role IN ('user', 'assistant') AND content <> '' ORDER BY id`,
-        [sessionId],
-      );
-      res.json(found.rows);
+      const page = await messagesPage(db, sessionId, query.limit ?? DEFAULT_PAGE_LIMIT, query.before);
+      if (page.next) res.set('Link', nextPageLink(`/v1/sessions/${encodeURIComponent(params.key)}/messages`, query.limit, page.next));
+      res.json(page.rows);
     },
 
     resetSession: async (req, res, { params }) => {

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Queryable } from '@assistant/shared';
+
+/** Items one page of `GET /v1/sessions` or of a session's messages holds, unless `limit` asks for fewer or more. */
+export const DEFAULT_PAGE_LIMIT = 200;
+export const MAX_PAGE_LIMIT = 1_000;
+
+const pageLimit = z
+  .string()
+  .regex(/^[0-9]+$/, 'a whole number, in digits')
+  .pipe(z.coerce.number<string>().int().min(1).max(MAX_PAGE_LIMIT))
+  .optional()
+  .meta({ description: `items per page, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})` });
+
+export const sessionsPageQuery = z.object({
+  limit: pageLimit,
+  before: z
+    .string()
+    .regex(/^[0-9]{1,20}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a cursor from a Link header')
+    .optional()
+    .meta({ description: "the cursor of the next page, from the previous page's Link header" }),
+});
+
+export const messagesPageQuery = z.object({
+  limit: pageLimit,
+  before: z
+    .string()
+    .regex(/^[0-9]{1,18}$/, 'a message id')
+    .optional()
+    .meta({ description: 'only messages older than this message id (the Link header of the previous page names it)' }),
+});
+
+export interface Page<T> {
+  rows: T[];
+  /** The cursor (`before`) of the page after this one, when there is one. */
+  next?: string;
+}
+
+/**
+ * A user's sessions, most recently active first, ties by id so that pages neither repeat nor skip
+ * one. The cursor is the last session's activity (microseconds since the epoch) and id: a session
+ * active again while a client pages moves to the top, past the pages it already read.
+ */
+export async function sessionsPage(db: Queryable, userId: string, limit: number, before?: string): Promise<Page<object>> {
+  const [micros, id] = before ? before.split('_') : [null, null];
+  const found = await db.query<{ cursor: string }>(
+    `SELECT s.session_key, s.created_at, s.last_activity_at,
+            (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count,
+            (EXTRACT(EPOCH FROM s.last_activity_at) * 1000000)::bigint::text || '_' || s.id AS cursor
+     FROM sessions s WHERE s.user_id = $1 AND s.archived_at IS NULL
+       AND ($2::bigint IS NULL OR (s.last_activity_at, s.id) < (TIMESTAMPTZ 'epoch' + $2::bigint * INTERVAL '1 microsecond', $3::uuid))
+     ORDER BY s.last_activity_at DESC, s.id DESC LIMIT $4`,
+    [userId, micros, id, limit + 1],
+  );
+  const rows = found.rows.slice(0, limit);
+  const next = found.rows.length > limit ? rows.at(-1)?.cursor : undefined;
+  return { rows: rows.map(({ cursor: _cursor, ...session }) => session), ...(next ? { next } : {}) };
+}
+
+/**
+ * What the user and the assistant said in a session (tool traffic stays internal): the newest
+ * `limit` messages older than `before`, oldest first, as a chat shows its latest page.
+ */
+export async function messagesPage(db: Queryable, sessionId: string, limit: number, before?: string): Promise<Page<{ id: number }>> {
+  const found = await db.query<{ id: number }>(
+    `SELECT * FROM (
+       SELECT id, role, content, turn_id, created_at FROM messages
+       WHERE session_id = $1 AND role IN ('user', 'assistant') AND content <> '' AND ($2::bigint IS NULL OR id < $2)
+       ORDER BY id DESC LIMIT $3) newest
+     ORDER BY id`,
+    [sessionId, before ?? null, limit + 1],
+  );
+  const rows = found.rows.slice(-limit);
+  const next = found.rows.length > limit ? rows[0]?.id : undefined;
+  return { rows, ...(next !== undefined ? { next: String(next) } : {}) };
+}
+
+/** The Link header naming the next page (RFC 8288), as GitHub's API gives one. */
+export function nextPageLink(path: string, limit: number | undefined, next: string): string {
+  const query = new URLSearchParams({ ...(limit !== undefined ? { limit: String(limit) } : {}), before: next });
+  return `<${path}?${query.toString()}>; rel="next"`;
+}

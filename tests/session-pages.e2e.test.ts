@@ -1,0 +1,69 @@
+import type pg from 'pg';
+import { Api } from '../scripts/lib/api';
+import { TestSystem } from '../scripts/lib/system';
+import { testDb } from './helpers/db';
+
+/** GET /v1/sessions and a session's messages come in pages (docs/api.md#sessions), still a JSON array each. */
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+beforeAll(async () => {
+  db = testDb();
+  await system.start({ env: { LLM_PROVIDER: 'offline' } });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  await system.stop();
+  await db.end();
+});
+
+/** Every page from `path` on, following each answer's Link header. */
+async function allPages<T>(user: Api, path: string): Promise<T[][]> {
+  const pages: T[][] = [];
+  for (let next: string | undefined = path; next;) {
+    const res = await user.get<T[]>(next);
+    expect(res.status).toBe(200);
+    pages.push(res.body);
+    next = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+  }
+  return pages;
+}
+
+describe('session pages', () => {
+  it('lists a user of many sessions a page at a time, ties in a fixed order, none repeated or left out', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Many sessions' });
+    // 450 sessions all active at the same instant: only the tie-break orders them.
+    await db.query(
+      `INSERT INTO sessions (user_id, session_key, last_activity_at)
+       SELECT $1, 'agent:main:api:direct:peer' || n, TIMESTAMPTZ '2026-01-01 00:00:00.123456+00' FROM generate_series(1, 450) AS n`,
+      [user.userId],
+    );
+    const pages = await allPages<{ session_key: string }>(user, '/v1/sessions');
+    expect(pages.map((page) => page.length)).toEqual([200, 200, 50]);
+    const keys = pages.flat().map((session) => session.session_key);
+    expect(new Set(keys).size).toBe(450);
+    const again = await allPages<{ session_key: string }>(user, '/v1/sessions?limit=450');
+    expect(again.flat().map((session) => session.session_key)).toEqual(keys);
+    expect((await user.get('/v1/sessions?limit=0')).status).toBe(400);
+    expect((await user.get('/v1/sessions?before=yesterday')).status).toBe(400);
+  });
+
+  it("gives a session's newest messages first page, oldest first, and the older ones behind its Link", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Many messages' });
+    await db.query(
+      `WITH s AS (INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id)
+       INSERT INTO messages (session_id, role, content) SELECT s.id, 'user', 'message ' || n FROM s, generate_series(1, 250) AS n ORDER BY n`,
+      [user.userId],
+    );
+    const pages = await allPages<{ content: string }>(user, '/v1/sessions/agent:main:main/messages');
+    expect(pages.map((page) => page.length)).toEqual([200, 50]);
+    expect(pages[0]?.[0]?.content).toBe('message 51');
+    expect(pages[0]?.at(-1)?.content).toBe('message 250');
+    const oldestFirst = pages.reverse().flat();
+    expect(oldestFirst.map((message) => message.content)).toEqual(Array.from({ length: 250 }, (_, i) => `message ${i + 1}`));
+    const latest = await user.get<{ content: string }[]>('/v1/sessions/agent:main:main/messages?limit=2');
+    expect(latest.body.map((message) => message.content)).toEqual(['message 249', 'message 250']);
+  });
+});
