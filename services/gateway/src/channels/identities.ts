@@ -3,6 +3,7 @@ import {
   groupSessionKey,
   MAIN_SESSION_KEY,
   type ChannelAddress,
+  type Config,
   type DbClient,
   type Logger,
   type Queryable,
@@ -20,6 +21,8 @@ export interface Identity {
   externalId: string;
   /** A WhatsApp user's business-scoped user id, once a message carried it. */
   bsuid: string | null;
+  /** Created past NEW_CHAT_USERS_PER_MINUTE: its user's turns may not start for this long (admitChatUser). */
+  admissionMs?: number;
 }
 
 interface IdentityRow {
@@ -27,9 +30,20 @@ interface IdentityRow {
   user_id: string;
   external_id: string;
   bsuid: string | null;
+  admission_ms: number | null;
 }
 
-const asIdentity = (row: IdentityRow): Identity => ({ id: row.id, userId: row.user_id, externalId: row.external_id, bsuid: row.bsuid });
+/** SQL: the columns of an identity row that make an Identity. */
+const IDENTITY_COLUMNS = `id, user_id, external_id, bsuid,
+  CASE WHEN admitted_at > NOW() THEN CEIL(EXTRACT(EPOCH FROM admitted_at - NOW()) * 1000)::int END AS admission_ms`;
+
+const asIdentity = (row: IdentityRow): Identity => ({
+  id: row.id,
+  userId: row.user_id,
+  externalId: row.external_id,
+  bsuid: row.bsuid,
+  ...(row.admission_ms !== null ? { admissionMs: row.admission_ms } : {}),
+});
 
 /**
  * The identity a message comes from, if known; never creates one. Call first in the message's
@@ -46,7 +60,7 @@ export async function findIdentity(client: DbClient, message: InboundMessage, lo
     `UPDATE channel_identities SET last_seen_at = NOW()
      WHERE id = (SELECT id FROM channel_identities WHERE channel = $1 AND (external_id = $2 OR bsuid = $3)
                  ORDER BY external_id = $2 DESC LIMIT 1)
-     RETURNING id, user_id, external_id, bsuid`,
+     RETURNING ${IDENTITY_COLUMNS}`,
     [message.channel, message.sender.id, message.sender.bsuid ?? null],
   );
   const row = found.rows[0];
@@ -92,7 +106,7 @@ export async function readdressIdentity(
      WHERE id = $1 AND NOT EXISTS (
        SELECT 1 FROM channel_identities other
        WHERE other.channel = $2 AND other.id <> $1 AND (other.external_id = $3 OR other.bsuid = $4))
-     RETURNING id, user_id, external_id, bsuid`,
+     RETURNING ${IDENTITY_COLUMNS}`,
     [identity.id, channel, to.id, to.bsuid ?? null],
   );
   const row = updated.rows[0];
@@ -114,26 +128,55 @@ export function fromIdentity(message: InboundMessage, identity: Identity): Inbou
   };
 }
 
-/** A new user for a message whose identity findIdentity did not find, in the same transaction. */
-export async function createIdentityUser(client: DbClient, message: InboundMessage, defaultTimeZone: string): Promise<string> {
+/**
+ * A new user for a message whose identity findIdentity did not find, in the same transaction,
+ * admitted in its place among the chats' new users (admitChatUser).
+ */
+export async function createIdentityUser(
+  client: DbClient,
+  message: InboundMessage,
+  config: Pick<Config, 'DEFAULT_TIMEZONE' | 'NEW_CHAT_USERS_PER_MINUTE'>,
+): Promise<Pick<Identity, 'userId' | 'admissionMs'>> {
   const { sender } = message;
   // A WhatsApp id is a phone number or a BSUID, whose country tells the person's zone (docs/channels.md#time-zones).
-  const timeZone = (message.channel === 'whatsapp' ? timeZoneForWhatsApp(sender.id) : undefined) ?? defaultTimeZone;
+  const timeZone = (message.channel === 'whatsapp' ? timeZoneForWhatsApp(sender.id) : undefined) ?? config.DEFAULT_TIMEZONE;
   const user = await createUserIn(client, sender.name || `${message.channel} ${sender.id}`, timeZone);
-  await client.query(`INSERT INTO channel_identities (channel, external_id, bsuid, user_id) VALUES ($1, $2, $3, $4)`, [
-    message.channel,
-    sender.id,
-    sender.bsuid ?? null,
-    user.id,
-  ]);
-  return user.id;
+  const admittedAt = await admitChatUser(client, config.NEW_CHAT_USERS_PER_MINUTE);
+  const created = await client.query<IdentityRow>(
+    `INSERT INTO channel_identities (channel, external_id, bsuid, user_id, admitted_at) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${IDENTITY_COLUMNS}`,
+    [message.channel, sender.id, sender.bsuid ?? null, user.id, admittedAt],
+  );
+  const { userId, admissionMs } = asIdentity(created.rows[0] as IdentityRow);
+  return { userId, ...(admissionMs !== undefined ? { admissionMs } : {}) };
+}
+
+/**
+ * When a new chat user's turns may start (null: at once). Chat users are admitted at most
+ * `perMinute` a minute across every gateway, a burst of `perMinute` at once (a token bucket whose
+ * one row holds when its newest slot ends): a flood of new accounts each with a budget of its own
+ * spends model tokens no faster than that many users. Past it the user is still created and its
+ * messages stored; its turns wait for its slot. The row stays locked until the commit, so new
+ * users are admitted one transaction at a time; established users never read it.
+ */
+async function admitChatUser(client: DbClient, perMinute: number): Promise<Date | null> {
+  if (perMinute <= 0) return null;
+  const slot = await client.query<{ admitted_at: Date | null }>(
+    `WITH slot AS (
+       INSERT INTO chat_user_admissions AS a (next_at) VALUES (NOW() - INTERVAL '1 minute' + make_interval(secs => 60.0 / $1::int))
+       ON CONFLICT (singleton) DO UPDATE SET next_at = GREATEST(a.next_at, NOW() - INTERVAL '1 minute') + make_interval(secs => 60.0 / $1::int)
+       RETURNING next_at)
+     SELECT CASE WHEN next_at > NOW() THEN next_at END AS admitted_at FROM slot`,
+    [perMinute],
+  );
+  return slot.rows[0]?.admitted_at ?? null;
 }
 
 /** Points the message's identity at `userId` (`/link CODE`); a user it had been given before keeps its data. */
 export async function linkIdentity(client: DbClient, message: InboundMessage, userId: string): Promise<void> {
   await client.query(
     `INSERT INTO channel_identities (channel, external_id, bsuid, user_id) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (channel, external_id) DO UPDATE SET user_id = EXCLUDED.user_id, last_seen_at = NOW()`,
+     ON CONFLICT (channel, external_id) DO UPDATE SET user_id = EXCLUDED.user_id, last_seen_at = NOW(), admitted_at = NULL`,
     [message.channel, message.sender.id, message.sender.bsuid ?? null, userId],
   );
 }

@@ -267,9 +267,9 @@ async function handleOwn(
   // Handled by handle(), before this.
   if (content.kind === 'changed-number') return none;
   // A button press never creates a user: a stranger's (on a forwarded message) decides nothing.
-  const userId =
-    identity?.userId ?? (content.kind === 'button' ? undefined : await createIdentityUser(client, message, config.DEFAULT_TIMEZONE));
-  if (!userId) return none;
+  const sender = identity ?? (content.kind === 'button' ? undefined : await createIdentityUser(client, message, config));
+  if (!sender) return none;
+  const { userId, admissionMs } = sender;
   if (await isUserDisabled(client, userId)) return { ...none, userId, reply: REPLIES.disabled };
   if (content.kind === 'unsupported') {
     if (!(await firstOfAlbum(client, message, userId))) return { ...none, userId };
@@ -277,7 +277,7 @@ async function handleOwn(
   }
   if (content.kind === 'button') return { ...none, userId, decision: parseButtonData(content.data) ?? null };
   if (content.kind === 'voice' || content.kind === 'photo') {
-    const media = await acceptMedia(client, runtime, message, rowId, userId, content);
+    const media = await acceptMedia(client, runtime, message, rowId, userId, content, admissionMs);
     if ('reply' in media) return { ...none, userId, reply: media.reply };
     return { ...none, userId, turnId: media.turnId, voice: media.voice ?? null };
   }
@@ -298,7 +298,7 @@ async function handleOwn(
     text: content.text,
     origin: message.replyTo,
     ifBusy: 'merge',
-    startAfterMs: await rateDelay(runtime, userId),
+    startAfterMs: await rateDelay(runtime, userId, admissionMs),
   });
   return { ...none, userId, turnId };
 }

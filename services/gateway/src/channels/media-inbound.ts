@@ -50,11 +50,13 @@ export async function acceptMedia(
   rowId: string,
   userId: string,
   content: MediaContent,
+  /** The user's turns may not start for this long yet (identities.ts: admitChatUser). */
+  admissionMs?: number,
 ): Promise<MediaOutcome> {
   const { config } = runtime;
   if (content.kind === 'voice' && config.LLM_PROVIDER === 'offline') return { reply: VOICE_OFFLINE_REPLY };
   const sessionKey = await channelSessionKey(client, userId, message);
-  const startAfterMs = await rateDelay(runtime, userId);
+  const startAfterMs = await rateDelay(runtime, userId, admissionMs);
   if (content.kind === 'voice') {
     const { turnId } = await insertTurn(client, config, {
       userId,
