@@ -40,7 +40,8 @@ describe('session pages', () => {
        SELECT $1, 'agent:main:api:direct:peer' || n, TIMESTAMPTZ '2026-01-01 00:00:00.123456+00' FROM generate_series(1, 450) AS n`,
       [user.userId],
     );
-    const pages = await allPages<{ session_key: string }>(user, '/v1/sessions');
+    expect((await user.get<unknown[]>('/v1/sessions')).body).toHaveLength(450);
+    const pages = await allPages<{ session_key: string }>(user, '/v1/sessions?limit=200');
     expect(pages.map((page) => page.length)).toEqual([200, 200, 50]);
     const keys = pages.flat().map((session) => session.session_key);
     expect(new Set(keys).size).toBe(450);
@@ -57,7 +58,7 @@ describe('session pages', () => {
        INSERT INTO messages (session_id, role, content) SELECT s.id, 'user', 'message ' || n FROM s, generate_series(1, 250) AS n ORDER BY n`,
       [user.userId],
     );
-    const pages = await allPages<{ content: string }>(user, '/v1/sessions/agent:main:main/messages');
+    const pages = await allPages<{ content: string }>(user, '/v1/sessions/agent:main:main/messages?limit=200');
     expect(pages.map((page) => page.length)).toEqual([200, 50]);
     expect(pages[0]?.[0]?.content).toBe('message 51');
     expect(pages[0]?.at(-1)?.content).toBe('message 250');

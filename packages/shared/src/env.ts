@@ -142,9 +142,11 @@ export const configSchema = z
     RATE_LIMIT_MESSAGES_PER_MINUTE: int(60, 0, 100_000),
     /**
      * Users the chats may create per minute, across all gateways (a burst of as many at once); one
-     * past it is created with its message stored, and its turns start when its place comes; 0 = no limit.
+     * past it is created with its message stored, and its turns start when its place comes. 0 (the
+     * default) = no limit: the contract bounds users, not how many there are; an operator facing
+     * floods of new accounts turns it on.
      */
-    NEW_CHAT_USERS_PER_MINUTE: int(120, 0, 100_000),
+    NEW_CHAT_USERS_PER_MINUTE: int(0, 0, 100_000),
     /** Model tokens (prompt + completion) a user may spend per UTC day; 0 = no limit. Per-user override: the admin API. */
     DAILY_TOKEN_BUDGET: int(0, 0, Number.MAX_SAFE_INTEGER),
     /** Turns of one user running at once across their sessions; more wait, queued (docs/agent.md#limits). */

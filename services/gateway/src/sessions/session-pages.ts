@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Queryable } from '@assistant/shared';
 
 /** Items one page of `GET /v1/sessions` or of a session's messages holds, unless `limit` asks for fewer or more. */
-export const DEFAULT_PAGE_LIMIT = 200;
+export const DEFAULT_PAGE_LIMIT = 1_000;
 export const MAX_PAGE_LIMIT = 1_000;
 
 const pageLimit = z
