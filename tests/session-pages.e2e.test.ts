@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { Api } from '../scripts/lib/api';
+import { Api, type ApiResponse } from '../scripts/lib/api';
 import { TestSystem } from '../scripts/lib/system';
 import { testDb } from './helpers/db';
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 async function allPages<T>(user: Api, path: string): Promise<T[][]> {
   const pages: T[][] = [];
   for (let next: string | undefined = path; next;) {
-    const res = await user.get<T[]>(next);
+    const res: ApiResponse<T[]> = await user.get<T[]>(next);
     expect(res.status).toBe(200);
     pages.push(res.body);
     next = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
