@@ -45,6 +45,8 @@ export * from './context/step-input';
 export * from './context/session-histories';
 export * from './search/document-search';
 export * from './gotchas/gotcha-store';
+export * from './gotchas/normalize-error';
+export * from './gotchas/track-error';
 export * from './runtime';
 export * from './worker-process';
 export * from './job-processor';

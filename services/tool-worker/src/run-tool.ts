@@ -10,6 +10,7 @@ import {
   nextTaskSql,
   storableText,
   stripUuids,
+  trackToolError,
   withTransaction,
   type DbClient,
   type OutboxEntry,
@@ -18,7 +19,6 @@ import {
   type ToolResult,
 } from '@assistant/shared';
 import { BuiltinTools, MAX_ATTEMPTS, type BuiltinCall, type CallRecorder } from './builtin-tools';
-import { trackToolError } from './gotchas/track-error';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
 import { givenUp, runAttempts } from './tool-plan';
 

@@ -1,7 +1,7 @@
 import { publishing } from '../../../../tests/helpers/publishing';
 import { eventKeys } from '../events';
-import { answer, claimModelCall } from './model-steps';
-import { loadTurnState } from './turn-state';
+import { answer, claimModelCall, planTasks } from './model-steps';
+import { loadTurnState, type PlannedCall } from './turn-state';
 
 /** A step's events go out after the text it streamed, which need not be written before its rows are stored. */
 const { db, redis, prefix, outbox, close } = publishing('model-steps');
@@ -9,16 +9,22 @@ afterAll(close);
 
 const machine = { db, outbox, approvalTtlSeconds: 60, maxToolCallsPerStep: 8, maxActiveTurnsPerUser: 4, sessionIdleSeconds: 3600 };
 
-async function runningTurn(): Promise<string> {
+async function newUser(): Promise<string> {
   const user = await db.query<{ id: string }>(`INSERT INTO users (display_name) VALUES ('steps') RETURNING id`);
+  return user.rows[0]?.id as string;
+}
+
+/** A running turn of the user's (a new user's by default), in a session of its own. */
+async function runningTurn(userId?: string): Promise<string> {
+  const user = userId ?? (await newUser());
   const session = await db.query<{ id: string }>(
-    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:main') RETURNING id`,
-    [user.rows[0]?.id],
+    `INSERT INTO sessions (user_id, session_key) VALUES ($1, 'agent:main:api:direct:' || gen_random_uuid()) RETURNING id, session_key`,
+    [user],
   );
   const turn = await db.query<{ id: string }>(
     `INSERT INTO turns (user_id, session_id, session_key, input, status)
-     VALUES ($1, $2, 'agent:main:main', 'hi', 'running') RETURNING id`,
-    [user.rows[0]?.id, session.rows[0]?.id],
+     SELECT user_id, id, session_key, 'hi', 'running' FROM sessions WHERE id = $1 RETURNING id`,
+    [session.rows[0]?.id],
   );
   return turn.rows[0]?.id as string;
 }
@@ -43,5 +49,44 @@ describe('answer', () => {
     written();
     expect(await answered).toBe(true);
     expect(await streamTypes(turnId)).toEqual(['message', 'done']);
+  });
+});
+
+describe('planTasks', () => {
+  /** A step of the user's where the model called rename_document with arguments that are not JSON, and a tool that does not exist. */
+  async function refusedStep(userId: string, n: number): Promise<{ recorded: boolean | 'dispatched'; again: boolean | 'dispatched' }> {
+    const turnId = await runningTurn(userId);
+    const state = await loadTurnState(db, turnId);
+    const claimed = state && (await claimModelCall(db, state, `job-${n}`));
+    if (!state || !claimed) throw new Error('the turn could not be claimed');
+    const calls: PlannedCall[] = [
+      {
+        id: 'call_1',
+        name: 'rename_document',
+        arguments: '{}',
+        problem: `The arguments were not valid JSON (they began: "{title: ${n}").`,
+      },
+      { id: 'call_2', name: 'fly_to_moon', arguments: '{}', problem: 'There is no tool named "fly_to_moon".', unknownTool: true },
+    ];
+    const step = { content: '', calls, timeZone: 'UTC' };
+    const recorded = await planTasks(machine, state, claimed, step);
+    // The job run again (its first run died before it could finish): the claim is gone, nothing is stored or counted.
+    return { recorded, again: await planTasks(machine, state, claimed, step) };
+  }
+
+  const gotchas = async (userId: string) =>
+    (await db.query('SELECT tool_name, pattern, occurrences FROM gotchas WHERE user_id = $1', [userId])).rows;
+
+  it("counts a refused call of a known tool once toward the tool's gotchas, as the tool worker counts the calls it refuses", async () => {
+    const userId = await newUser();
+    for (const n of [1, 2]) expect(await refusedStep(userId, n)).toEqual({ recorded: true, again: false });
+    expect(await gotchas(userId)).toEqual([]);
+    await refusedStep(userId, 3);
+    // An unknown tool is in play in no step, so no gotcha about it could ever be shown: it is not counted.
+    expect(await gotchas(userId)).toEqual([
+      { tool_name: 'rename_document', pattern: 'The arguments were not valid JSON (they began: "…").', occurrences: 3 },
+    ]);
+    const counted = await db.query('SELECT tool_name FROM tool_error_counts WHERE user_id = $1', [userId]);
+    expect(counted.rows).toEqual([{ tool_name: 'rename_document' }]);
   });
 });

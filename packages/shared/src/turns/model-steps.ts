@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { committingLast, UNFLUSHED_COMMIT, withTransaction, type Queryable } from '../db';
+import { trackToolError } from '../gotchas/track-error';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
 import type { ModelUsage } from '../usage/usage-store';
@@ -73,6 +74,8 @@ export async function planTasks(
   const tasks: NewTask[] = [];
   const approvals: { id: string; task_id: string }[] = [];
   const entries: OutboxEntry[] = [];
+  /** Refused calls of tools that exist: the model's mistakes, counted as the tool worker counts those it refuses. */
+  const mistakes: { tool: string; error: string }[] = [];
   let dispatched = false;
   for (const [index, call] of step.calls.entries()) {
     const position = claimed.lastPosition + index + 1;
@@ -83,6 +86,7 @@ export async function planTasks(
       tasks.push(unrun.row);
       messages.push(unrun.message);
       entries.push(...unrun.entries);
+      if (call.problem && !call.unknownTool) mistakes.push({ tool: call.name, error: unrun.row.error ?? call.problem });
       continue;
     }
     const { description, mutates } = describeCall(call.name, args, step.mcpTools ?? [], { timeZone: step.timeZone });
@@ -120,16 +124,27 @@ export async function planTasks(
     }));
     entries.unshift(outboxEvent({ type: 'task_list', tasks: planned }));
   }
-  const { recorded } = await recordStepRows(m.db, turn, {
-    claim: claimed.claim,
-    usage: step.usage,
-    iterations: 1,
-    messages,
-    tasks,
-    approvals,
-    approvalTtlSeconds: m.approvalTtlSeconds,
-    entries,
-  });
+  const record = (db: Queryable) =>
+    recordStepRows(db, turn, {
+      claim: claimed.claim,
+      usage: step.usage,
+      iterations: 1,
+      messages,
+      tasks,
+      approvals,
+      approvalTtlSeconds: m.approvalTtlSeconds,
+      entries,
+    });
+  // A mistake is counted in the transaction that records its task, and only if it was recorded:
+  // the job run again finds the claim gone, so nothing counts twice (docs/memory.md#gotchas).
+  const { recorded } =
+    mistakes.length === 0
+      ? await record(m.db)
+      : await withTransaction(m.db, async (client) => {
+          const rows = await record(client);
+          if (rows.recorded) for (const { tool, error } of mistakes) await trackToolError(client, turn.user_id, tool, error);
+          return rows;
+        });
   if (!recorded) return false;
   await step.earlierEvents?.();
   await m.outbox.publish(turn.id, turn.origin, entries);

@@ -58,6 +58,8 @@ export interface PlannedCall {
   args?: Record<string, unknown>;
   /** Why the call cannot run; the task fails with this, without a retry. */
   problem?: string;
+  /** No tool has its name: its refusal counts toward no gotcha (docs/memory.md#gotchas). */
+  unknownTool?: boolean;
 }
 
 /** A turn, the tasks the model planned in its latest iteration, and what it still owes (see outbox.ts). */

@@ -28,6 +28,8 @@ export interface ScreenedCall {
   args?: Record<string, unknown>;
   /** Why the call cannot run; the task fails with this, without a retry. */
   problem?: string;
+  /** No tool has its name: its refusal counts toward no gotcha (docs/memory.md#gotchas). */
+  unknownTool?: boolean;
   /** Past the step's MAX_TOOL_CALLS_PER_STEP: answered "not run". */
   notRun?: boolean;
 }
@@ -59,7 +61,7 @@ export function screenToolCalls(
     seen.add(id);
     const name = cleanText(call.name, OUTPUT_LIMITS.nameChars);
     if (name !== call.name || !isKnown(name)) {
-      return { id, name: name === '' ? 'unnamed' : name, arguments: '{}', problem: `There is no tool named "${name}".` };
+      return { id, name: name === '' ? 'unnamed' : name, arguments: '{}', problem: `There is no tool named "${name}".`, unknownTool: true };
     }
     // Refused calls do not run, so only the runnable ones count against the cap.
     if (runnable >= maxCalls) return { id, name, arguments: '{}', notRun: true };

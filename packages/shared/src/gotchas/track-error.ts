@@ -1,4 +1,5 @@
-import { sliceText, type Queryable } from '@assistant/shared';
+import type { Queryable } from '../db';
+import { sliceText } from '../text';
 import { normalizeToolError } from './normalize-error';
 
 /** docs/memory.md#gotchas: the third time the same error happens within a day, it becomes a gotcha. */

@@ -1,4 +1,4 @@
-import { sliceText, stripUuids } from '@assistant/shared';
+import { sliceText, stripUuids } from '../text';
 
 /** Long enough to tell errors apart, short enough for an index key and a prompt line. */
 const MAX_PATTERN_CHARS = 500;
