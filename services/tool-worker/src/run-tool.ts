@@ -1,6 +1,7 @@
 import {
   committingLast,
   eventArguments,
+  getTool,
   type ChannelAddress,
   isFinal,
   outboxEvent,
@@ -13,6 +14,7 @@ import {
   trackToolError,
   withTransaction,
   type DbClient,
+  type GotchaCause,
   type OutboxEntry,
   type OutboxEvent,
   type Runtime,
@@ -20,7 +22,7 @@ import {
 } from '@assistant/shared';
 import { BuiltinTools, MAX_ATTEMPTS, type BuiltinCall, type CallRecorder } from './builtin-tools';
 import type { McpToolCaller } from './mcp/mcp-tool-caller';
-import { givenUp, runAttempts } from './tool-plan';
+import { givenUp, runAttempts, type GivenUp } from './tool-plan';
 
 export interface ToolTask {
   id: string;
@@ -172,9 +174,13 @@ export class ToolRunner {
     return problem === undefined ? handed : this.giveUp(task, problem, plan.maxAttempts);
   }
 
-  /** Records a task as failed for good (after its retry, or when its job ran out of attempts). */
-  async giveUp(task: ToolTask, problem: string, attempts = MAX_ATTEMPTS): Promise<undefined> {
-    await this.finish(task, givenUp(task.tool_name, problem, attempts), 'error');
+  /**
+   * Records a task as failed for good: after its attempts, or when its job ran out of attempts
+   * (a `problem` of the tool worker's own, which says nothing of the tool and counts toward no gotcha).
+   */
+  async giveUp(task: ToolTask, problem: GivenUp | string, attempts = MAX_ATTEMPTS): Promise<undefined> {
+    const given = typeof problem === 'string' ? { problem, cause: null } : problem;
+    await this.finish(task, givenUp(task.tool_name, given.problem, attempts), 'error', given.cause);
     return undefined;
   }
 
@@ -182,8 +188,13 @@ export class ToolRunner {
    * Records the task's result in a transaction of its own, then publishes what that owes;
    * answers the task it handed on to.
    */
-  private async finish(task: ToolTask, result: ToolResult, failure: 'invalid' | 'error' | 'unknown' | null): Promise<ToolTask | undefined> {
-    const completion = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure));
+  private async finish(
+    task: ToolTask,
+    result: ToolResult,
+    failure: 'invalid' | 'error' | 'unknown' | null,
+    cause?: GotchaCause | null,
+  ): Promise<ToolTask | undefined> {
+    const completion = await withTransaction(this.runtime.db, (client) => this.complete(client, task, result, failure, [], cause));
     return this.publish(task, completion);
   }
 
@@ -228,6 +239,11 @@ export class ToolRunner {
    * (the step's next tool, or the turn's next step); answers what it queued (nothing when the
    * task was already finished). It is the transaction's end: a success commits it here, and the
    * caller's commit() sends no second COMMIT.
+   *
+   * A failure counts toward the tool's gotchas (docs/memory.md#gotchas) with its `cause`: by
+   * default the call's own problem, except an outcome unknown after a crash (`unknown`), which
+   * says nothing of the tool; `null` counts nothing. A tool that does not exist is in play
+   * nowhere, so it is not counted either.
    */
   private async complete(
     client: DbClient,
@@ -235,6 +251,7 @@ export class ToolRunner {
     result: ToolResult,
     failure: 'invalid' | 'error' | 'unknown' | null,
     afterCommit: OutboxEntry[] = [],
+    cause: GotchaCause | null = failure === 'unknown' ? null : 'arguments',
   ): Promise<Completion> {
     const text = stripUuids(JSON.stringify(result));
     const failed = failure !== null || !result.success;
@@ -287,7 +304,8 @@ export class ToolRunner {
     );
     const row = completed.rows[0];
     if (!row) return { entries: [] };
-    if (failed) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed');
+    const exists = getTool(task.tool_name) !== undefined || this.mcp.owns(task.tool_name);
+    if (failed && cause && exists) await trackToolError(client, task.user_id, task.tool_name, error ?? 'failed', cause);
     const { turn_id, user_id, session_id, session_key, turn_status, origin, job_task_id } = task;
     const turn: Pick<ToolTask, TurnFields> = { turn_id, user_id, session_id, session_key, turn_status, origin, job_task_id };
     return { entries: row.entries, ...(row.handed ? { handed: { ...row.handed, ...turn } } : {}) };

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fail, type ToolResult } from '@assistant/shared';
+import { fail, type GotchaCause, type ToolResult } from '@assistant/shared';
 
-export type Attempt = { kind: 'done' } | { kind: 'timeout' } | { kind: 'error'; message: string };
+/** `unavailable`: the tool's MCP server could not be reached. */
+export type Attempt = { kind: 'done' } | { kind: 'timeout' } | { kind: 'error' | 'unavailable'; message: string };
+
+/** Why no attempt got done: the last one's problem, and what it says of the tool (docs/memory.md#gotchas). */
+export interface GivenUp {
+  problem: string;
+  cause: Exclude<GotchaCause, 'arguments'>;
+}
 
 /** How one task runs: how many attempts it may get, under which deadline, and one attempt. */
 export interface ToolPlan {
@@ -26,20 +33,23 @@ export interface AttemptHooks {
 
 const RETRY_PAUSE_MS = 200;
 
-/** Runs the plan's attempts until one gets done; answers the last problem when none did. */
-export async function runAttempts(plan: ToolPlan, hooks: AttemptHooks = {}): Promise<string | undefined> {
-  let lastProblem = '';
+const CAUSES = { timeout: 'timeout', unavailable: 'unavailable', error: 'failure' } as const;
+
+/** Runs the plan's attempts until one gets done; answers the last one's problem when none did. */
+export async function runAttempts(plan: ToolPlan, hooks: AttemptHooks = {}): Promise<GivenUp | undefined> {
+  let last: GivenUp = { problem: '', cause: 'failure' };
   for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
     const outcome = await plan.attempt();
     if (outcome.kind === 'done') return undefined;
-    lastProblem = outcome.kind === 'timeout' ? `timed out after ${plan.timeoutMs / 1000} s` : outcome.message;
-    await hooks.failed?.(attempt, outcome, lastProblem);
+    const problem = outcome.kind === 'timeout' ? `timed out after ${plan.timeoutMs / 1000} s` : outcome.message;
+    last = { problem, cause: CAUSES[outcome.kind] };
+    await hooks.failed?.(attempt, outcome, problem);
     if (attempt < plan.maxAttempts) {
-      await hooks.retrying?.(attempt + 1, lastProblem);
+      await hooks.retrying?.(attempt + 1, problem);
       await sleep(RETRY_PAUSE_MS);
     }
   }
-  return lastProblem;
+  return last;
 }
 
 /** The result of a task that failed for good, after all its attempts. */

@@ -1,6 +1,14 @@
 import type { Queryable } from '../db';
 import { clipText } from '../text';
 
+/**
+ * What a captured error says of its tool (docs/memory.md#gotchas): the call's own problem
+ * (`arguments`: refused arguments, or the tool's answer that it could not do it), or a failure on
+ * the tool's side after its attempts: it timed out, its MCP server could not be reached, or
+ * another error.
+ */
+export type GotchaCause = 'arguments' | 'timeout' | 'unavailable' | 'failure';
+
 /** A gotcha (docs/memory.md#gotchas): a known way a tool fails for this user, captured or written by hand. */
 export interface Gotcha {
   id: string;
@@ -39,8 +47,8 @@ export async function addManualGotcha(
   return found.rows[0] as Gotcha;
 }
 
-/** What a pitfall line says of a gotcha. */
-export type Pitfall = Pick<Gotcha, 'tool_name' | 'description' | 'source' | 'occurrences'>;
+/** What a pitfall line says of a gotcha: `cause` is null for a manual one. */
+export type Pitfall = Pick<Gotcha, 'tool_name' | 'description' | 'source' | 'occurrences'> & { cause: GotchaCause | null };
 
 /**
  * SQL for the pitfalls of the given tools plus the general (tool-less) ones, most recently seen
@@ -48,8 +56,8 @@ export type Pitfall = Pick<Gotcha, 'tool_name' | 'description' | 'source' | 'occ
  */
 export function pitfallsJson(userId: string, tools: string, limit: string): string {
   return `(SELECT COALESCE(json_agg(json_build_object('tool_name', tool_name, 'description', description, 'source', source,
-       'occurrences', occurrences) ORDER BY last_seen_at DESC, created_at DESC), '[]')
-     FROM (SELECT tool_name, description, source, occurrences, last_seen_at, created_at FROM gotchas WHERE user_id = ${userId} AND (tool_name IS NULL OR tool_name = ANY(${tools}::text[]))
+       'occurrences', occurrences, 'cause', cause) ORDER BY last_seen_at DESC, created_at DESC), '[]')
+     FROM (SELECT tool_name, description, source, occurrences, cause, last_seen_at, created_at FROM gotchas WHERE user_id = ${userId} AND (tool_name IS NULL OR tool_name = ANY(${tools}::text[]))
        ORDER BY last_seen_at DESC, created_at DESC LIMIT ${limit}) g)`;
 }
 
@@ -62,11 +70,17 @@ export function pitfallsJson(userId: string, tools: string, limit: string): stri
  */
 export function pitfallLine(gotcha: Pitfall, maxChars = 400): string {
   const flat = gotcha.description.replace(/\s+/g, ' ').trim();
-  const what = gotcha.source === 'auto_detected' ? withoutRefs(flat) : flat;
-  const text =
-    gotcha.source === 'auto_detected'
-      ? `${gotcha.tool_name} failed ${gotcha.occurrences} times this way: ${what} Check the arguments before calling it again.`
-      : `${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${what}`;
+  if (gotcha.source !== 'auto_detected') return clipText(`${gotcha.tool_name ? `${gotcha.tool_name}: ` : ''}${flat}`, maxChars);
+  const what = withoutRefs(flat);
+  const tool = gotcha.tool_name;
+  const times = `${gotcha.occurrences} times`;
+  // Only the call's own problem is the model's to fix; a failure on the tool's side is the user's to hear of.
+  const text = {
+    arguments: `${tool} failed ${times} this way: ${what} Check the arguments before calling it again.`,
+    timeout: `${tool} timed out ${times} (${what}), not because of its arguments: if it times out again, tell the user instead of calling it again.`,
+    unavailable: `${tool} could not reach its server ${times} (${what}): if it is still unavailable, tell the user instead of calling it again.`,
+    failure: `${tool} failed ${times} on its side (${what}): if it fails again, tell the user instead of calling it again.`,
+  }[gotcha.cause ?? 'arguments'];
   return clipText(text, maxChars);
 }
 

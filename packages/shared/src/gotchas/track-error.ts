@@ -1,5 +1,6 @@
 import type { Queryable } from '../db';
 import { sliceText } from '../text';
+import type { GotchaCause } from './gotcha-store';
 import { normalizeToolError } from './normalize-error';
 
 /** docs/memory.md#gotchas: the third time the same error happens within a day, it becomes a gotcha. */
@@ -14,8 +15,15 @@ const MAX_DESCRIPTION_CHARS = 1_000;
  * later occurrences of an existing gotcha update it. Below the threshold a window holds at most
  * two occurrences, its first and its last: when it has passed, the new one starts from the last
  * if that is within 24 h, so any three within 24 h count, not only three inside one window.
+ * `cause`: what the error says of the tool, which sets the advice shown with its gotcha.
  */
-export async function trackToolError(db: Queryable, userId: string, toolName: string, error: string): Promise<void> {
+export async function trackToolError(
+  db: Queryable,
+  userId: string,
+  toolName: string,
+  error: string,
+  cause: GotchaCause = 'arguments',
+): Promise<void> {
   const pattern = normalizeToolError(error);
   if (pattern === '') return;
   const counted = await db.query<{ occurrences: number; window_started_at: Date }>(
@@ -42,10 +50,10 @@ export async function trackToolError(db: Queryable, userId: string, toolName: st
   const window = counted.rows[0];
   if (bumped.rowCount !== 0 || !window || window.occurrences < GOTCHA_THRESHOLD) return;
   await db.query(
-    `INSERT INTO gotchas (user_id, tool_name, pattern, description, source, occurrences, first_seen_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, 'auto_detected', $5, $6, NOW())
+    `INSERT INTO gotchas (user_id, tool_name, pattern, description, source, occurrences, first_seen_at, last_seen_at, cause)
+     VALUES ($1, $2, $3, $4, 'auto_detected', $5, $6, NOW(), $7)
      ON CONFLICT (user_id, tool_name, md5(pattern)) WHERE source = 'auto_detected'
      DO UPDATE SET occurrences = gotchas.occurrences + 1, last_seen_at = EXCLUDED.last_seen_at`,
-    [userId, toolName, pattern, sliceText(error, 0, MAX_DESCRIPTION_CHARS), window.occurrences, window.window_started_at],
+    [userId, toolName, pattern, sliceText(error, 0, MAX_DESCRIPTION_CHARS), window.occurrences, window.window_started_at, cause],
   );
 }

@@ -2,7 +2,7 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import { fail, mcpServerOf, RefRegistry, stripUuids, ToolInputError, type Runtime, type ToolResult } from '@assistant/shared';
 import type { Attempt, Refusal, ToolPlan } from '../tool-plan';
 import type { ToolTask } from '../run-tool';
-import type { McpConnection } from './mcp-connection';
+import { McpUnavailableError, type McpConnection } from './mcp-connection';
 import type { McpHub } from './mcp-hub';
 import { McpRefs } from './mcp-refs';
 import { capText, MCP_RESULT_MAX_CHARS, resultText, toToolResult } from './mcp-result';
@@ -85,7 +85,7 @@ export class McpToolCaller {
     // A retry after the connection failed reconnects now rather than after the backoff.
     await connection.ready(connectBy - Date.now());
     const live = connection.find(toolName);
-    if (!live.tool) return { kind: 'error', message: live.problem as string };
+    if (!live.tool) return { kind: connection.connected ? 'error' : 'unavailable', message: live.problem as string };
     // Durable before the request leaves: a worker that dies from here on leaves a call that may have happened.
     await this.runtime.db.query('UPDATE tasks SET sent_at = NOW() WHERE id = $1', [task.id]);
     const controller = new AbortController();
@@ -97,7 +97,8 @@ export class McpToolCaller {
       if (controller.signal.aborted) return { kind: 'timeout' };
       // The server's own error answer: a UUID in it gets its ref, as in a result, so the model can name the record.
       if (error instanceof McpError) return { kind: 'error', message: await refs.hide(capText(error.message)) };
-      return { kind: 'error', message: stripUuids(error instanceof Error ? error.message : String(error)) };
+      const kind = error instanceof McpUnavailableError ? 'unavailable' : 'error';
+      return { kind, message: stripUuids(error instanceof Error ? error.message : String(error)) };
     } finally {
       clearTimeout(timer);
     }
