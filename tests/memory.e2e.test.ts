@@ -290,6 +290,53 @@ describe('gotchas', () => {
   });
 });
 
+describe('gotchas of mistakes the agent worker catches', () => {
+  it('counts arguments that are not JSON as the tool worker counts refused ones, and shows the gotcha in the turn context while the tool is in play', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Gil', preferences: { autonomous_mode: true } });
+    plan = (text) =>
+      text.startsWith('rename the report')
+        ? { toolCalls: [{ name: 'rename_document', arguments: `{"document_id": "${text.slice(27)} report", "new_title": ` }] }
+        : { content: 'ok' };
+    answer = () => ({ content: 'Sorry, that did not work.' });
+    for (const attempt of ['one', 'two', 'three']) {
+      const { events } = await user.converse(`rename the report, attempt ${attempt}`);
+      const failed = events.find((event) => event.event === 'task_update' && event.data.status === 'failed');
+      expect(String(failed?.data.error)).toMatch(/^The arguments were not valid JSON/);
+    }
+
+    const gotchas = (await user.get('/v1/gotchas')).body as Record<string, unknown>[];
+    expect(gotchas).toEqual([
+      expect.objectContaining({
+        tool_name: 'rename_document',
+        source: 'auto_detected',
+        pattern: 'The arguments were not valid JSON (they began: "…").',
+        occurrences: 3,
+      }),
+    ]);
+    const seen = gotchas[0] as { first_seen: string; last_seen: string };
+    expect(Date.parse(seen.first_seen)).toBeLessThanOrEqual(Date.parse(seen.last_seen));
+
+    // A gotcha about a tool the model is not offered (an MCP server no longer configured) is not in play.
+    await db.query(
+      `INSERT INTO gotchas (user_id, tool_name, pattern, description, source, occurrences, cause)
+       VALUES ($1, 'gone__list_notes', 'x', 'The MCP server "gone" is not available.', 'auto_detected', 3, 'unavailable')`,
+      [user.userId],
+    );
+    expect((await user.post('/v1/gotchas', { tool_name: 'rename_document', description: 'Titles in Portuguese.' })).status).toBe(201);
+    plan = () => ({ content: 'ok' });
+    await say(user, 'what can you do?');
+    const request = model.requests.find((r) => !isDigest(r.body) && userText(r.body) === 'what can you do?');
+    const [first, ...rest] = request?.body.messages ?? [];
+    // In the turn's context (a later system message), not in the system prompt that stays the same from turn to turn.
+    expect(String(first?.content)).not.toContain('Known pitfalls');
+    const pitfalls = section(systemText({ ...request?.body, messages: rest } as ChatRequestBody), 'Known pitfalls').split('\n');
+    expect(pitfalls).toEqual([
+      '- rename_document: Titles in Portuguese.',
+      expect.stringMatching(/^- rename_document failed 3 times this way: The arguments were not valid JSON .* Check the arguments/),
+    ]);
+  });
+});
+
 describe('history budget', () => {
   it('keeps a 200-message session under HISTORY_TOKEN_BUDGET and still summarises its oldest part', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Fia' });

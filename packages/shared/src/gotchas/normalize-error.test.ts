@@ -46,6 +46,12 @@ describe('normalizeToolError', () => {
     );
   });
 
+  it('reads a quoted value holding escaped quotes (the excerpt of arguments that were not JSON) as one value', () => {
+    const refused = (title: string) => `The arguments were not valid JSON (they began: ${JSON.stringify(`{"title": "${title}", `)}).`;
+    expect(normalizeToolError(refused('Plan A'))).toBe('The arguments were not valid JSON (they began: "…").');
+    expect(normalizeToolError(refused('Lista de compras'))).toBe(normalizeToolError(refused('x')));
+  });
+
   it('keeps errors that differ in kind apart, and bounds the length', () => {
     expect(normalizeToolError('title too long')).not.toBe(normalizeToolError('title blank'));
     expect(normalizeToolError('x'.repeat(2_000))).toHaveLength(500);

@@ -12,11 +12,12 @@ const CANDIDATE_LIST = new RegExp(`${CANDIDATE}(?:, ${CANDIDATE})+`, 'g');
  * become `<id>` and `<ref>`, numbers `<n>`, quoted values `"…"`, so "No folder named "Work"" and
  * "No folder named "Home"" count as the same error. A list of candidates reads the same whatever
  * its length and wherever or whenever its candidates are. Apostrophes inside words ("don't") are
- * not quotes and stay.
+ * not quotes and stay; an escaped quote (\") does not end a quoted value.
  */
 export function normalizeToolError(message: string): string {
   const pattern = stripUuids(message, '<id>')
-    .replace(/["“]([^"“”\n]*)["”]/g, '"…"')
+    // A backslash escapes the next character: a JSON string's \" is inside it (a refused argument text's excerpt).
+    .replace(/["“](?:[^"“”\\\n]|\\.)*["”]/g, '"…"')
     .replace(/(^|[\s([{:=,])['‘`][^'‘’`\n]*['’`](?=$|[\s)\]}.,;:!?])/g, '$1"…"')
     .replace(/\b[a-z]+_\d+\b/g, '<ref>')
     .replace(/\d+(?:[.,:]\d+)*/g, '<n>')
