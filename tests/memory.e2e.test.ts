@@ -309,10 +309,12 @@ describe('gotchas of mistakes the agent worker catches', () => {
       expect.objectContaining({
         tool_name: 'rename_document',
         source: 'auto_detected',
-        pattern: 'The arguments were not valid JSON (they began: "…").',
+        pattern: 'The arguments were not valid JSON.',
         occurrences: 3,
       }),
     ]);
+    // What the model sent is not kept: a pitfall is shown in every session, groups too, and the text may be anything of the user's.
+    expect(JSON.stringify(gotchas)).not.toContain('report');
     const seen = gotchas[0] as { first_seen: string; last_seen: string };
     expect(Date.parse(seen.first_seen)).toBeLessThanOrEqual(Date.parse(seen.last_seen));
 
@@ -332,7 +334,7 @@ describe('gotchas of mistakes the agent worker catches', () => {
     const pitfalls = section(systemText({ ...request?.body, messages: rest } as ChatRequestBody), 'Known pitfalls').split('\n');
     expect(pitfalls).toEqual([
       '- rename_document: Titles in Portuguese.',
-      expect.stringMatching(/^- rename_document failed 3 times this way: The arguments were not valid JSON .* Check the arguments/),
+      '- rename_document failed 3 times this way: The arguments were not valid JSON. Check the arguments before calling it again.',
     ]);
   });
 });

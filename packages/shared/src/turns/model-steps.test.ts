@@ -65,8 +65,9 @@ describe('planTasks', () => {
         name: 'rename_document',
         arguments: '{}',
         problem: `The arguments were not valid JSON (they began: "{title: ${n}").`,
+        mistake: 'The arguments were not valid JSON.',
       },
-      { id: 'call_2', name: 'fly_to_moon', arguments: '{}', problem: 'There is no tool named "fly_to_moon".', unknownTool: true },
+      { id: 'call_2', name: 'fly_to_moon', arguments: '{}', problem: 'There is no tool named "fly_to_moon".' },
     ];
     const step = { content: '', calls, timeZone: 'UTC' };
     const recorded = await planTasks(machine, state, claimed, step);
@@ -84,7 +85,7 @@ describe('planTasks', () => {
     await refusedStep(userId, 3);
     // An unknown tool is in play in no step, so no gotcha about it could ever be shown: it is not counted.
     expect(await gotchas(userId)).toEqual([
-      { tool_name: 'rename_document', pattern: 'The arguments were not valid JSON (they began: "…").', occurrences: 3 },
+      { tool_name: 'rename_document', pattern: 'The arguments were not valid JSON.', occurrences: 3 },
     ]);
     const counted = await db.query('SELECT tool_name FROM tool_error_counts WHERE user_id = $1', [userId]);
     expect(counted.rows).toEqual([{ tool_name: 'rename_document' }]);

@@ -86,7 +86,7 @@ export async function planTasks(
       tasks.push(unrun.row);
       messages.push(unrun.message);
       entries.push(...unrun.entries);
-      if (call.problem && !call.unknownTool) mistakes.push({ tool: call.name, error: unrun.row.error ?? call.problem });
+      if (call.mistake) mistakes.push({ tool: call.name, error: call.mistake });
       continue;
     }
     const { description, mutates } = describeCall(call.name, args, step.mcpTools ?? [], { timeZone: step.timeZone });

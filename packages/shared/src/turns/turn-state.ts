@@ -58,8 +58,11 @@ export interface PlannedCall {
   args?: Record<string, unknown>;
   /** Why the call cannot run; the task fails with this, without a retry. */
   problem?: string;
-  /** No tool has its name: its refusal counts toward no gotcha (docs/memory.md#gotchas). */
-  unknownTool?: boolean;
+  /**
+   * The refusal as it counts toward the tool's gotchas (docs/memory.md#gotchas), without the
+   * model's own text (a gotcha is shown in every session); absent for a tool that does not exist.
+   */
+  mistake?: string;
 }
 
 /** A turn, the tasks the model planned in its latest iteration, and what it still owes (see outbox.ts). */

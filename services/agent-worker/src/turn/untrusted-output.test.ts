@@ -57,6 +57,22 @@ describe('untrusted model output', () => {
     expect(JSON.stringify(calls).length).toBeLessThan(2_000);
   });
 
+  it("counts a refused call of a known tool toward its gotchas without the model's text, and one of an unknown tool not at all", () => {
+    const known = (name: string) => getTool(name) !== undefined;
+    const [broken, unknown] = screenToolCalls(
+      [
+        { id: 'a', name: 'create_document', arguments: '{"title": "Diário íntimo", "content": ' },
+        { id: 'b', name: 'fly_to_moon', arguments: '{}' },
+      ],
+      1,
+      5,
+      known,
+    );
+    expect(broken).toMatchObject({ problem: expect.stringContaining('Diário íntimo'), mistake: 'The arguments were not valid JSON.' });
+    expect(unknown?.problem).toMatch(/no tool named/);
+    expect(unknown?.mistake).toBeUndefined();
+  });
+
   it('gives a call whose id the conversation already shows a new one that is not taken either', () => {
     const known = (name: string) => getTool(name) !== undefined;
     const calls = screenToolCalls(

@@ -28,8 +28,11 @@ export interface ScreenedCall {
   args?: Record<string, unknown>;
   /** Why the call cannot run; the task fails with this, without a retry. */
   problem?: string;
-  /** No tool has its name: its refusal counts toward no gotcha (docs/memory.md#gotchas). */
-  unknownTool?: boolean;
+  /**
+   * The refusal as it counts toward the tool's gotchas (docs/memory.md#gotchas), without the
+   * model's own text (a gotcha is shown in every session); absent for a tool that does not exist.
+   */
+  mistake?: string;
   /** Past the step's MAX_TOOL_CALLS_PER_STEP: answered "not run". */
   notRun?: boolean;
 }
@@ -61,39 +64,43 @@ export function screenToolCalls(
     seen.add(id);
     const name = cleanText(call.name, OUTPUT_LIMITS.nameChars);
     if (name !== call.name || !isKnown(name)) {
-      return { id, name: name === '' ? 'unnamed' : name, arguments: '{}', problem: `There is no tool named "${name}".`, unknownTool: true };
+      return { id, name: name === '' ? 'unnamed' : name, arguments: '{}', problem: `There is no tool named "${name}".` };
     }
     // Refused calls do not run, so only the runnable ones count against the cap.
     if (runnable >= maxCalls) return { id, name, arguments: '{}', notRun: true };
     const parsed = parseUntrustedArguments(call.arguments);
-    if ('problem' in parsed) return { id, name, arguments: '{}', problem: parsed.problem };
+    if ('problem' in parsed) return { id, name, arguments: '{}', problem: parsed.problem, mistake: parsed.mistake };
     runnable += 1;
     return { id, name, arguments: JSON.stringify(parsed.args), args: parsed.args };
   });
 }
 
-/** The model's argument text as an object, or why it is refused. */
-export function parseUntrustedArguments(text: string): { args: Record<string, unknown> } | { problem: string } {
+/**
+ * The model's argument text as an object, or why it is refused: `problem` for the model, which
+ * may quote its text so it can correct itself, and `mistake` for the tool's gotchas, which never does.
+ */
+export function parseUntrustedArguments(text: string): { args: Record<string, unknown> } | { problem: string; mistake: string } {
+  const refused = (problem: string, mistake = problem) => ({ problem, mistake });
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > OUTPUT_LIMITS.argumentBytes) {
-    return { problem: `The arguments were ${bytes} bytes, over the limit of ${OUTPUT_LIMITS.argumentBytes}; the call was not run.` };
+    return refused(`The arguments were ${bytes} bytes, over the limit of ${OUTPUT_LIMITS.argumentBytes}; the call was not run.`);
   }
   const excerpt = `(they began: ${JSON.stringify(cleanText(text, OUTPUT_LIMITS.excerptChars))})`;
   // Measured before parsing, so no recursive step below ever meets deeper nesting than this.
   if (nestingDepth(text) > OUTPUT_LIMITS.argumentDepth) {
-    return { problem: `The arguments nest deeper than ${OUTPUT_LIMITS.argumentDepth} levels; the call was not run.` };
+    return refused(`The arguments nest deeper than ${OUTPUT_LIMITS.argumentDepth} levels; the call was not run.`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text.trim() === '' ? '{}' : text);
   } catch {
-    return { problem: `The arguments were not valid JSON ${excerpt}.` };
+    return refused(`The arguments were not valid JSON ${excerpt}.`, 'The arguments were not valid JSON.');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { problem: `The arguments were not a JSON object ${excerpt}.` };
+    return refused(`The arguments were not a JSON object ${excerpt}.`, 'The arguments were not a JSON object.');
   }
   if (!storableStrings(value)) {
-    return { problem: 'The arguments held a NUL character or broken Unicode, which cannot be stored; the call was not run.' };
+    return refused('The arguments held a NUL character or broken Unicode, which cannot be stored; the call was not run.');
   }
   return { args: value as Record<string, unknown> };
 }
