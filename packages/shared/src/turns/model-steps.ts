@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { committingLast, UNFLUSHED_COMMIT, withTransaction, type Queryable } from '../db';
+import { normalizeToolError } from '../gotchas/normalize-error';
 import { trackToolError } from '../gotchas/track-error';
 import type { McpToolEntry } from '../mcp/mcp-catalog';
 import { describeCall } from '../tools/tool-directory';
@@ -142,7 +143,12 @@ export async function planTasks(
       ? await record(m.db)
       : await withTransaction(m.db, async (client) => {
           const rows = await record(client);
-          if (rows.recorded) for (const { tool, error } of mistakes) await trackToolError(client, turn.user_id, tool, error);
+          // In one order of their rows (tool, then pattern): two steps of the user counting the same
+          // mistakes at once then wait for each other instead of deadlocking.
+          const ordered = mistakes
+            .map((mistake) => ({ ...mistake, key: `${mistake.tool}\u0000${normalizeToolError(mistake.error)}` }))
+            .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+          if (rows.recorded) for (const { tool, error } of ordered) await trackToolError(client, turn.user_id, tool, error);
           return rows;
         });
   if (!recorded) return false;
