@@ -44,7 +44,7 @@ export class ToolHarness<K extends ToolName> {
     });
     if ('refusal' in plan) return plan.refusal.result;
     const problem = await runAttempts(plan);
-    if (problem !== undefined || !answer) return givenUp(name, problem ?? 'no result', plan.maxAttempts);
+    if (problem !== undefined || !answer) return givenUp(name, problem?.problem ?? 'no result', plan.maxAttempts);
     return answer;
   }
 

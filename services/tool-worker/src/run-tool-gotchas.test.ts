@@ -60,7 +60,7 @@ describe('ToolRunner counting failures toward gotchas', () => {
   });
 
   it('still tells the model to check the arguments of a call the tool refused', async () => {
-    const error = { success: false as const, error: 'Invalid arguments for notes__create_note: title: too short.' };
+    const error = { success: false as const, error: 'Invalid arguments for notes__create_note: title: too short.', hint: 'Fix them.' };
     const [line] = await pitfallsAfterThree(failing(() => ({ refusal: { result: error, failure: 'invalid' } })));
     expect(line).toMatch(/^notes__create_note failed 3 times this way: .* Check the arguments before calling it again\.$/);
   });
@@ -69,6 +69,7 @@ describe('ToolRunner counting failures toward gotchas', () => {
     const unknown = {
       success: false as const,
       error: 'The outcome of notes__create_note is unknown: the call may have reached the notes server.',
+      hint: 'Tell the user.',
     };
     expect(await pitfallsAfterThree(failing(() => ({ refusal: { result: unknown, failure: 'unknown' } })))).toEqual([]);
     // The job's last attempt (tool.worker.ts): its runs threw, as they do while the database is unreachable.
