@@ -214,8 +214,29 @@ describe('OfflinePlanner', () => {
       ['create folder 📁 Work', { name: '📁 Work' }],
       ['criar pasta «Plano 2026»', { name: 'Plano 2026' }],
       ['create folder ‘Plan 2026’', { name: 'Plan 2026' }],
+      // Emoticons around a command are decoration too, and the ";" of ";)" separates nothing.
+      ['create folder Work ;)', { name: 'Work' }],
+      ['create folder Work :)', { name: 'Work' }],
+      ['create folder Work :-) :D', { name: 'Work' }],
+      ['create folder Work;)', { name: 'Work' }],
+      ['criar pasta Trabalho ;-)', { name: 'Trabalho' }],
+      ['create folder Work xD!', { name: 'Work' }],
+      ['create folder Work <3', { name: 'Work' }],
+      [':) create folder Work', { name: 'Work' }],
+      ['create folder "Work :)"', { name: 'Work :)' }],
+      ['create folder a;p', { name: 'a;p' }],
     ])('%p', async (text, args) => {
       expect(await callsFor(text)).toEqual([['create_folder', args]]);
+    });
+
+    it('reads a chain and a reminder that end in an emoticon', async () => {
+      expect(await callsFor('create folder Work ;) ; list habits :)')).toEqual([
+        ['create_folder', { name: 'Work' }],
+        ['list_habits', {}],
+      ]);
+      expect(await callsFor('remind me to drink water at 15:00 ;)')).toEqual([
+        ['create_reminder', { text: 'drink water', at: '2025-01-15T15:00:00' }],
+      ]);
     });
 
     it('reads a polite request for a reminder or a list', async () => {

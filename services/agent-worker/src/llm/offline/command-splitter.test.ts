@@ -45,6 +45,7 @@ describe('splitCommands', () => {
       ['create folder A', 'create folder "B; and create folder C"'],
     ],
     ['  ;\n\n ; create folder A  !?', ['create folder A']],
+    ['create folder A ;) ; create folder B;-)', ['create folder A', 'create folder B']],
   ])('%j', (message, pieces) => {
     expect(splitCommands(message).map((piece) => piece.raw)).toEqual(pieces);
   });
@@ -82,6 +83,8 @@ describe('pathological messages of 16,000 characters', () => {
     ['opening quotes without closing ones', repeatTo('“')],
     ['guillemets without closing ones', repeatTo('«')],
     ['emoji and spaces', `create folder a${repeatTo(' 👍🏽')}`],
+    ['emoticons', `create folder a${repeatTo(' ;)')}`],
+    ['emoticons without spaces', `create folder a${repeatTo(';-)')}`],
     ['straight quotes', `create folder ${repeatTo('"a')}`],
     ['articles without a noun', `create${repeatTo(' a')}`],
     ['"and" between words that start nothing', repeatTo('e and ')],

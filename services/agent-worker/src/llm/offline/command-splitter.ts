@@ -34,6 +34,13 @@ const OPENINGS = [
 ];
 const CLOSINGS = ['please', 'pls', 'plz', 'por favor'];
 const endsWord = (key: string, at: number) => !/[\p{L}\p{N}]/u.test(key.charAt(at));
+// Emoticons are decoration like emoji: "create folder Work ;)". Each is a word of its own, but a
+// smile may touch the word before it ("Work;)"). Sticky, tried at one index, so trimming a run of
+// them stays linear.
+const EMOTICON = /(?:[:;=]['-]?[)(\][dpo*|/\\]|xd|x\)|<3|\^_?\^)(?![\p{L}\p{N}])/uy;
+const SMILE = /[:;=]['-]?[)(]$/;
+// The ";" of ";)" or ";p" separates nothing.
+const WINK = /;-?[)(dp](?![\p{L}\p{N}])/uy;
 
 export function splitCommands(message: string): FoldedText[] {
   const pieces: FoldedText[] = [];
@@ -41,7 +48,7 @@ export function splitCommands(message: string): FoldedText[] {
     const text = foldedLine(line);
     let from = 0;
     // Quoted values are masked in the key, so a ";" inside quotes is no separator.
-    for (let end = text.key.indexOf(';'); from <= text.key.length; end = text.key.indexOf(';', from)) {
+    for (let end = nextSemicolon(text.key, from); from <= text.key.length; end = nextSemicolon(text.key, from)) {
       const chunkEnd = end === -1 ? text.key.length : end;
       const chunk = sliceText(text, from, chunkEnd);
       if (chunk.key.trim() !== '') pieces.push(...splitChain(chunk));
@@ -49,6 +56,31 @@ export function splitCommands(message: string): FoldedText[] {
     }
   }
   return pieces;
+}
+
+/** Index of the next ";" that separates commands, from `from` on; -1 for none. */
+function nextSemicolon(key: string, from: number): number {
+  for (let at = key.indexOf(';', from); at !== -1; at = key.indexOf(';', at + 1)) {
+    WINK.lastIndex = at;
+    if (!WINK.test(key)) return at;
+  }
+  return -1;
+}
+
+/** The length of the emoticon that starts at `at` of the key and ends a word there, 0 for none. */
+function emoticonAt(key: string, at: number): number {
+  EMOTICON.lastIndex = at;
+  return EMOTICON.exec(key)?.[0].length ?? 0;
+}
+
+/** The length of the emoticon that ends at `end`, standing alone or a smile after a word, 0 for none. */
+function emoticonBefore(key: string, end: number): number {
+  for (let length = 2; length <= 4 && length <= end; length++) {
+    const at = end - length;
+    if (emoticonAt(key, at) !== length) continue;
+    if (at === 0 || /\s/.test(key.charAt(at - 1)) || SMILE.test(key.slice(at, end))) return length;
+  }
+  return 0;
 }
 
 /** The commands of a chunk, each without its polite words; "Please, create folder A" is one. */
@@ -76,10 +108,14 @@ function withoutCourtesy(piece: FoldedText): FoldedText {
   let start = skip(key, 0, '');
   for (;;) {
     const opening = OPENINGS.find((words) => key.startsWith(words, start) && endsWord(key, start + words.length));
-    if (!opening) break;
-    start = skip(key, start + opening.length, ',');
+    const length = opening?.length ?? emoticonAt(key, start);
+    if (length === 0) break;
+    start = skip(key, start + length, ',');
   }
   let end = skipBack(key, key.length, '.!?…');
+  for (let length = emoticonBefore(key, end); length > 0 && end - length >= start; length = emoticonBefore(key, end)) {
+    end = skipBack(key, end - length, '.!?…');
+  }
   const closing = CLOSINGS.find((word) => key.endsWith(word, end) && end - word.length > start && endsWord(key, end - word.length - 1));
   if (closing) end -= closing.length;
   end = skipBack(key, end, ',');
