@@ -34,7 +34,14 @@ const GOAL = 'goal|meta|objetivo';
 const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias';
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
 
-const GOAL_DATE = String.raw`(?:(?<date>\d{4}-\d{2}-\d{2})|(?<=ate\s+)(?<day>\d{1,2})/(?<month>\d{1,2})/(?<year>\d{4}))`;
+// ISO, or day, month and year ("31/12/2026", "31.12.2026"): day first, as Portuguese and most
+// English outside the US write it; month first only where the second number cannot be a month.
+const GOAL_DATE = String.raw`(?:(?<date>\d{4}-\d{2}-\d{2})|(?<day>\d{1,2})[./-](?<month>\d{1,2})[./-](?<year>\d{4}))`;
+const ONLY_GOAL_DATE = String.raw`(?:by|until|ate)\s+(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{4})$`;
+const dayFirst = (day: string, month: string, year: string) => {
+  const [d, m] = Number(month) > 12 ? [month, day] : [day, month];
+  return `${year}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
+};
 
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
@@ -121,11 +128,10 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    // A date is ISO, or day/month/year after "até" ("até 31/12/2026"), the way Portuguese writes it.
-    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s+(?:\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4})$)(?<title>.+?)(?:\s+(?:by|until|ate)\s+${GOAL_DATE})?`,
+    rest: String.raw`${CALLED}\s+(?!${ONLY_GOAL_DATE})(?<title>.+?)(?:\s+(?:by|until|ate)\s+${GOAL_DATE})?`,
     build: (v) => ({
       title: v.title,
-      target_date: v.day ? `${v.year}-${v.month?.padStart(2, '0')}-${v.day.padStart(2, '0')}` : v.date,
+      target_date: v.day && v.month && v.year ? dayFirst(v.day, v.month, v.year) : v.date,
     }),
   },
   listing('list_goals', 'goals|metas|objetivos'),
