@@ -1,6 +1,6 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import type { ChatMessage, ChatRequest, ChatResponse, ToolDefinitionForModel } from './chat-model';
-import { OFFLINE_HELP, OfflinePlanner } from './offline.planner';
+import { OFFLINE_HELP, OFFLINE_HELP_PT, OfflinePlanner } from './offline.planner';
 
 const TOOL_NAMES = [
   'create_folder',
@@ -57,6 +57,12 @@ function toolCalls(response: ChatResponse): Array<[string, Record<string, unknow
     expect(spec && parseToolArgs(spec, args).error).toBeUndefined();
     return [call.name, args];
   });
+}
+
+/** The help text in either language; which one a message gets is tested under "in Portuguese". */
+function expectHelp(response: ChatResponse): void {
+  expect(response.toolCalls).toEqual([]);
+  expect([OFFLINE_HELP, OFFLINE_HELP_PT]).toContain(response.content);
 }
 
 async function callsFor(text: string): Promise<Array<[string, Record<string, unknown>]>> {
@@ -502,7 +508,7 @@ describe('OfflinePlanner', () => {
       ['a document title over 255 characters', `rename document Plan to ${'x'.repeat(256)}`],
       ['a reminder text over 500 characters', `remind me to ${'x'.repeat(501)} at 15:00`],
     ])('answers %s, which its tool would refuse, with the help text', async (_, text) => {
-      expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+      expectHelp((await plan(text)).response);
     });
 
     it.each([
@@ -515,7 +521,7 @@ describe('OfflinePlanner', () => {
       'create goal by 2026-12-31',
       'remind me to',
     ])('answers %p, whose value is only the words around one, with the help text', async (text) => {
-      expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+      expectHelp((await plan(text)).response);
     });
 
     it('keeps such a word as a value when it is quoted', async () => {
@@ -523,7 +529,7 @@ describe('OfflinePlanner', () => {
       expect(await callsFor('rename document to do to Todo')).toEqual([['rename_document', { document_id: 'to do', new_title: 'Todo' }]]);
     });
 
-    it.each(['hello there', 'what is the weather like?', 'criar', '', 'create folder', 'create folder ""', '@my_bot', 'create folder 😀'])(
+    it.each(['hello there', 'what is the weather like?', '', 'create folder', 'create folder ""', '@my_bot', 'create folder 😀'])(
       'answers %p with the help text',
       async (text) => {
         const { response, tokens } = await plan(text);
@@ -578,6 +584,57 @@ describe('OfflinePlanner', () => {
       expect((await new OfflinePlanner().complete(req)).content).toBe(OFFLINE_HELP);
       const { req: empty } = request([]);
       expect((await new OfflinePlanner().complete(empty)).content).toBe(OFFLINE_HELP);
+    });
+  });
+
+  describe('in Portuguese', () => {
+    it.each([
+      'criar',
+      'oi, tudo bem?',
+      'qual é o sentido da vida?',
+      'criar pasta',
+      'me lembra de ligar para a Ana',
+      'Olá! Você pode me ajudar?',
+    ])('answers %p with the help text in Portuguese', async (text) => {
+      const { response, tokens } = await plan(text);
+      expect(response).toEqual({ content: OFFLINE_HELP_PT, toolCalls: [] });
+      expect(tokens.join('')).toBe(OFFLINE_HELP_PT);
+    });
+
+    it.each(['hi, how are you?', 'what is the meaning of life?', 'create folder', 'remind me to call Ana'])(
+      'answers %p in English',
+      async (text) => {
+        expect((await plan(text)).response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+      },
+    );
+
+    it('says in Portuguese what it left out', async () => {
+      const chain = Array.from({ length: 12 }, (_, i) => `criar pasta P${i + 1}`).join(' e ');
+      expect((await plan(chain)).response.content).toBe(
+        'Só os primeiros 10 dos seus 12 comandos foram planejados (no máximo 10 de cada vez); envie os outros de novo.',
+      );
+      const { response } = await plan('criar pasta Casa', { tools: [] });
+      expect(response.content).toBe(`Isso precisa de create_folder, que não está disponível agora.\n\n${OFFLINE_HELP_PT}`);
+    });
+
+    it('says what it is and how to connect a real model', () => {
+      expect(OFFLINE_HELP_PT).toMatch(/planejador offline/);
+      expect(OFFLINE_HELP_PT).toMatch(/não um modelo de linguagem/);
+      expect(OFFLINE_HELP_PT).toContain('OPENAI_API_KEY');
+    });
+
+    const examples = OFFLINE_HELP_PT.split('\n')
+      .filter((line) => line.startsWith('- '))
+      .flatMap((line) => line.slice(2).split(' / '));
+
+    it('lists an example for every tool', async () => {
+      const used = new Set<string>();
+      for (const example of examples) for (const [name] of await callsFor(example)) used.add(name);
+      expect([...used].sort()).toEqual([...TOOL_NAMES].sort());
+    });
+
+    it.each(examples)('example %p is recognised', async (example) => {
+      expect(await callsFor(example)).toHaveLength(1);
     });
   });
 

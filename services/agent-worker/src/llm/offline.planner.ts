@@ -2,33 +2,9 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from
 import { parseCommand, type PlannedCall } from './offline/command-table';
 import { splitCommands } from './offline/command-splitter';
 import type { FoldedText } from './offline/folded-text';
+import { languageOf, OFFLINE_TEXTS } from './offline/help-text';
 
-/**
- * Stands in for a chat model when none is configured, so a fresh install still works end to end.
- * It is not a language model: it maps the plain commands listed in OFFLINE_HELP to the same tool
- * calls a model would make, and summarises the tool results in text.
- */
-export const OFFLINE_HELP = `This is the built-in offline planner, not a language model: it only understands the commands below, in English or Portuguese. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) to connect a real model.
-
-Commands (chain up to 10 with ";", a new line, a comma, "and" or "e"):
-- create folder Work in Projects | criar pasta Trabalho em Projetos
-- create document Notes in Work with content Hello | criar documento Notas em Trabalho com conteúdo Olá
-- rename folder Work to Office | renomear pasta Trabalho para Escritório
-- rename document Notes to Minutes | renomear documento Notas para Ata
-- move document Notes to Archive | mover documento Notas para Arquivo
-- delete folder Old / delete document Draft | apagar pasta Antiga / excluir documento Rascunho
-- list folder Work | o que tem na pasta Trabalho
-- search for budget | procurar orçamento
-- create habit meditation daily | criar hábito meditação diária
-- rename habit yoga to stretching | renomear hábito yoga para alongamento
-- delete habit yoga | apagar hábito yoga
-- list habits | meus hábitos
-- remind me tomorrow at 9 to call Ana | me lembra de ligar para Ana às 15h todo dia
-- remind me every Monday at 8 to water the plants | me lembra daqui a 20 minutos de alongar
-- list reminders / delete reminder reminder_1 | meus lembretes / apagar lembrete reminder_1
-- create goal Run 10k by 2030-12-31 | criar meta Correr 10k até 2030-12-31
-- list goals / delete goal goal_1 | minhas metas / apagar meta goal_1
-- remember that I prefer tea | lembre que eu prefiro chá`;
+export { OFFLINE_HELP, OFFLINE_HELP_PT } from './offline/help-text';
 
 /** One turn plans at most this many tool calls, merged messages together (docs/agent.md#offline-planner); the answer says what was left out. */
 export const MAX_OFFLINE_CALLS = 10;
@@ -114,6 +90,11 @@ function summarise(messages: ChatMessage[]): string {
   return [...results.map((m) => describeResult(m.content)), ...(note ? [note] : [])].join('\n');
 }
 
+/**
+ * Stands in for a chat model when none is configured, so a fresh install still works end to end.
+ * It is not a language model: it maps the plain commands listed in OFFLINE_HELP to the same tool
+ * calls a model would make, and summarises the tool results in text.
+ */
 export class OfflinePlanner implements ChatModel {
   readonly name = 'offline';
   private readonly now: () => Date;
@@ -126,16 +107,15 @@ export class OfflinePlanner implements ChatModel {
     throwIfAborted(request.signal);
     const last = request.messages.at(-1);
     if (last?.role === 'tool') return this.answer(request, summarise(request.messages));
-    if (last?.role !== 'user') return this.answer(request, OFFLINE_HELP);
+    if (last?.role !== 'user') return this.answer(request, OFFLINE_TEXTS.en.help);
 
     const messages = turnMessages(request.messages, request.turnMessages ?? 1);
+    const texts = OFFLINE_TEXTS[languageOf(messages)];
     const { planned, total, notUnderstood } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
-    if (planned.length === 0) return this.answer(request, OFFLINE_HELP);
+    if (planned.length === 0) return this.answer(request, texts.help);
     const offered = new Set(request.tools.map((t) => t.name));
     const missing = [...new Set(planned.map((p) => p.tool).filter((tool) => !offered.has(tool)))];
-    if (missing.length > 0) {
-      return this.answer(request, `That needs ${missing.join(', ')}, which is not available right now.\n\n${OFFLINE_HELP}`);
-    }
+    if (missing.length > 0) return this.answer(request, `${texts.missing(missing.join(', '))}\n\n${texts.help}`);
     // Ids stay unique across the conversation because every earlier assistant turn bumps k.
     const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
     const toolCalls: ToolCall[] = planned.map((p, i) => ({
@@ -144,12 +124,8 @@ export class OfflinePlanner implements ChatModel {
       arguments: JSON.stringify(Object.fromEntries(Object.entries(p.args).filter(([, value]) => value !== undefined))),
     }));
     const notes = [
-      ...(total > planned.length
-        ? [
-            `Only the first ${MAX_OFFLINE_CALLS} of your ${total} commands were planned (at most ${MAX_OFFLINE_CALLS} at a time); send the others again.`,
-          ]
-        : []),
-      ...(notUnderstood > 0 ? [`Left out, not understood: ${notUnderstood} of your ${messages.length} messages.\n\n${OFFLINE_HELP}`] : []),
+      ...(total > planned.length ? [texts.capped(MAX_OFFLINE_CALLS, total)] : []),
+      ...(notUnderstood > 0 ? [`${texts.leftOut(notUnderstood, messages.length)}\n\n${texts.help}`] : []),
     ];
     if (notes.length === 0) return { content: '', toolCalls };
     // Said now, like a model's words before its tool calls, and repeated in the final summary.

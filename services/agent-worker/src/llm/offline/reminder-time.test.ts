@@ -1,6 +1,6 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import type { ChatResponse, ToolDefinitionForModel } from '../chat-model';
-import { OFFLINE_HELP, OfflinePlanner } from '../offline.planner';
+import { OFFLINE_HELP, OFFLINE_HELP_PT, OfflinePlanner } from '../offline.planner';
 
 // The offline planner's reminders (README "Reminders"); its other commands are in offline.planner.test.ts.
 const tools: ToolDefinitionForModel[] = ['create_reminder', 'remember'].map((name) => ({
@@ -302,6 +302,6 @@ describe('offline reminders', () => {
   ])('rejects %p', async (text) => {
     const response = await plan(text);
     expect(response.toolCalls).toEqual([]);
-    expect(response.content).toBe(OFFLINE_HELP);
+    expect(response.content).toBe(/^(?:me )?lembr/.test(text) ? OFFLINE_HELP_PT : OFFLINE_HELP);
   });
 });
