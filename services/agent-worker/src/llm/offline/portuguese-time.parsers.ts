@@ -96,6 +96,12 @@ const hourAndMinutes: Parser = {
   extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1] ?? match[2]), match[5]), minute: minuteNumber(match[3] ?? match[4]) }),
 };
 
+/** "8 e meia da noite", "oito e quinze da manhã": without "às" or "h", the part of the day makes it an hour. */
+const hourAndMinutesOfPeriod: Parser = {
+  pattern: () => new RegExp(String.raw`${START}${SPOKEN_HOUR}\s+e\s+${MINUTES}\s+da\s+${PERIOD}${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1]), match[4]), minute: minuteNumber(match[2] ?? match[3]) }),
+};
+
 /** "quinze para as 9", "às dez para as oito da noite", "20 para as 9h", "cinco para o meio-dia": minutes before the hour. */
 const minutesTo: Parser = {
   pattern: () =>
@@ -207,6 +213,6 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, minutesTo, spokenAt, nextWeekday, nextWeek, relative);
+  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, hourAndMinutesOfPeriod, minutesTo, spokenAt, nextWeekday, nextWeek, relative);
   return parser;
 }

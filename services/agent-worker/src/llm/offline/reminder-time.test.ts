@@ -84,6 +84,10 @@ describe('offline reminders', () => {
     ['me lembre de ligar as 8h e meia', { text: 'ligar', at: '2026-11-24T08:30:00' }],
     ['me lembre amanhã às 7 e meia da noite de ligar', { text: 'ligar', at: '2026-11-24T19:30:00' }],
     ['me lembre de comprar 2 e meia dúzias às 9h', { text: 'comprar 2 e meia dúzias', at: '2026-11-24T09:00:00' }],
+    // The part of the day makes a bare "8 e meia" an hour.
+    ['me lembra de ligar 8 e meia da noite', { text: 'ligar', at: '2026-11-23T20:30:00' }],
+    ['me lembra oito e quinze da manhã de ligar', { text: 'ligar', at: '2026-11-24T08:15:00' }],
+    ['me lembra amanhã 7 e 45 da noite de ligar', { text: 'ligar', at: '2026-11-24T19:45:00' }],
     // Minutes after "e", minutes to the hour with "para", and hours said as words.
     ['me lembre às 8 e quinze de ligar', { text: 'ligar', at: '2026-11-24T08:15:00' }],
     ['me lembre 8h e quinze de ligar', { text: 'ligar', at: '2026-11-24T08:15:00' }],
