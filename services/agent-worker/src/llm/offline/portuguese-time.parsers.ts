@@ -96,10 +96,14 @@ const hourAndMinutes: Parser = {
   extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1] ?? match[2]), match[5]), minute: minuteNumber(match[3] ?? match[4]) }),
 };
 
-/** "8 e meia da noite", "oito e quinze da manhã": without "às" or "h", the part of the day makes it an hour. */
+/**
+ * "8 e meia da noite", "oito e quinze da manhã", "7 e 45 da noite": without "às" or "h", the part
+ * of the day makes it an hour; minutes are a word or two digits, so "entre 3 e 4 da tarde" stays a range.
+ */
 const hourAndMinutesOfPeriod: Parser = {
-  pattern: () => new RegExp(String.raw`${START}${SPOKEN_HOUR}\s+e\s+${MINUTES}\s+da\s+${PERIOD}${END}`, 'iu'),
-  extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1]), match[4]), minute: minuteNumber(match[2] ?? match[3]) }),
+  pattern: () =>
+    new RegExp(String.raw`${START}${SPOKEN_HOUR}\s+e\s+(${Object.keys(MINUTE_WORDS).join('|')}|[0-5]\d)\s+da\s+${PERIOD}${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: hourOf(hourNumber(match[1]), match[3]), minute: minuteNumber(match[2]) }),
 };
 
 /** "quinze para as 9", "às dez para as oito da noite", "20 para as 9h", "cinco para o meio-dia": minutes before the hour. */

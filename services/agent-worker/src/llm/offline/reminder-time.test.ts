@@ -171,6 +171,11 @@ describe('offline reminders', () => {
     ['me lembre de estudar das 8 às 20h', { text: 'estudar', at: '2026-11-24T08:00:00' }],
     ['remind me to study from 3pm to 4pm', { text: 'study', at: '2026-11-23T15:00:00' }],
     ['remind me to study between 3pm and 4pm', { text: 'study', at: '2026-11-23T15:00:00' }],
+    // chrono reads no bare first hour: "between 3 and 4pm" is one result, its end.
+    ['remind me to study between 3 and 4pm', { text: 'study', at: '2026-11-23T15:00:00' }],
+    ['remind me between 3 and 4pm to study', { text: 'study', at: '2026-11-23T15:00:00' }],
+    ['remind me tomorrow between 9:30 and 11 to study', { text: 'study', at: '2026-11-24T09:30:00' }],
+    ['me lembre de estudar entre 3 e 4 da tarde', { text: 'estudar', at: '2026-11-23T15:00:00' }],
     ['remind me to study tomorrow from 3 to 4pm', { text: 'study', at: '2026-11-24T15:00:00' }],
     ['remind me to give 2 to 3 people a call at 5pm', { text: 'give 2 to 3 people a call', at: '2026-11-23T17:00:00' }],
     ['remind me to read pages 10 - 20 at 9pm', { text: 'read pages 10 - 20', at: '2026-11-23T21:00:00' }],
