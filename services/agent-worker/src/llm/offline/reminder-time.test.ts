@@ -290,6 +290,21 @@ describe('offline reminders', () => {
     ]);
   });
 
+  it.each<[string, Record<string, unknown>]>([
+    ['remind me next month on the 5th at 9 to pay rent', { text: 'pay rent', at: '2026-12-05T09:00:00' }],
+    ['remind me on the 5th of next month at 9 to pay rent', { text: 'pay rent', at: '2026-12-05T09:00:00' }],
+    ['remind me to pay rent on the 5th next month at 9am', { text: 'pay rent', at: '2026-12-05T09:00:00' }],
+    ['me lembra no dia 5 do mês que vem às 9 de pagar', { text: 'pagar', at: '2026-12-05T09:00:00' }],
+    ['me lembra mês que vem no dia 5 às 9h de pagar', { text: 'pagar', at: '2026-12-05T09:00:00' }],
+    ['me lembra no próximo mês, dia 5, às 9h de pagar', { text: 'pagar', at: '2026-12-05T09:00:00' }],
+    // Without a day, like "next week": a month from today.
+    ['remind me next month at 9 to renew the lease', { text: 'renew the lease', at: '2026-12-03T09:00:00' }],
+    ['me lembra mês que vem às 9h de renovar', { text: 'renovar', at: '2026-12-03T09:00:00' }],
+  ])('reads "next month" in %p said on 3 November: the day of next month, not of this one', async (text, args) => {
+    const third = new Date('2026-11-03T13:00:00Z'); // Tuesday 3 November, 10:00 in São Paulo
+    expect(await reminderFor(text, third)).toEqual([['create_reminder', args]]);
+  });
+
   it('keeps "lembre que" for memory, not a reminder', async () => {
     expect(await reminderFor('lembre que eu acordo às 6h')).toEqual([['remember', { content: 'eu acordo às 6h' }]]);
   });

@@ -63,6 +63,9 @@ const MONTH_DAY = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:on the ${DAY}(?:st|n
 const COUNTS = /^\d{1,2}\s*(?:to|till|until|-|–|—)\s*\d{1,2}$/iu;
 // "next Monday", "na próxima segunda", "segunda que vem": never today, even when its time is still ahead.
 const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
+// "next month", "do mês que vem", "no próximo mês": chrono reads no day in it (and Portuguese not
+// at all), so a day of the month counts from next month, and without one it is a month from today.
+const NEXT_MONTH = /(?<![\p{L}\p{N}])(?:(?:of|do|no)\s+)?(?:the\s+)?(?:next month|mes que vem|proximo mes)(?![\p{L}\p{N}])/u;
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /**
@@ -102,12 +105,16 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   if (day && day !== time) spans.push([day.index, day.index + day.text.length]);
   const monthDay = day ? null : MONTH_DAY.exec(fold(scanned));
   if (monthDay) spans.push([monthDay.index, monthDay.index + monthDay[0].length]);
+  const nextMonth = day ? null : NEXT_MONTH.exec(folded);
+  if (nextMonth) spans.push([nextMonth.index, nextMonth.index + nextMonth[0].length]);
 
   const text = withoutSpans(raw, spans).replace(CONNECTOR, '');
   const repeat = recurrence ? repeatOf(recurrence.groups ?? {}) : undefined;
   const next = monthDay
-    ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly')
-    : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')));
+    ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly', nextMonth ? 1 : 0)
+    : nextMonth
+      ? now.plus({ months: 1 }).set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 })
+      : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')));
   // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
   const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
@@ -162,13 +169,15 @@ function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTim
 }
 
 /**
- * The next time on that day of the month: this month's if still ahead, else next month's. Like a
- * monthly reminder (docs/tools.md#times), a one-off one on the 31st falls on the last day of a
- * shorter month; a monthly one starts in a month that has the day, since every later month keeps
- * the day of its first `at`.
+ * The next time on that day of the month, from `monthsAhead` months on ("next month"): that
+ * month's if still ahead, else the following one's. Like a monthly reminder (docs/tools.md#times),
+ * a one-off one on the 31st falls on the last day of a shorter month; a monthly one starts in a
+ * month that has the day, since every later month keeps the day of its first `at`.
  */
-function onMonthDay(day: number, time: ParsedResult, now: DateTime, monthly: boolean): DateTime | null {
-  const thisMonth = now.set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 });
+function onMonthDay(day: number, time: ParsedResult, now: DateTime, monthly: boolean, monthsAhead: number): DateTime | null {
+  const thisMonth = now
+    .plus({ months: monthsAhead })
+    .set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 });
   // Any day of the month comes within three months (the 31st after 31 January: 31 March).
   for (let months = 0; months < 3; months++) {
     const month = thisMonth.plus({ months });
