@@ -112,3 +112,39 @@ it('reads a command as typed on a phone: polite words, a quoted name, an emoji, 
   const folders = await db.query<{ name: string }>('SELECT name FROM folders WHERE user_id = $1', [user.userId]);
   expect(folders.rows).toEqual([{ name: 'Plano 2026' }]);
 });
+
+it("does what the contract's own examples say, leaving the rows they name, and helps in Portuguese", async () => {
+  const user = await new Api(system.url).createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  const toolsOf = (events: Array<{ event: string; data: Record<string, unknown> }>) =>
+    events.filter((event) => event.event === 'tool_complete').map((event) => event.data.tool_name);
+  for (const [text, tool] of [
+    ['create folder Work', 'create_folder'],
+    ['criar hábito meditação diária', 'save_habit'],
+    ['create document Plan in Work', 'create_document'],
+    ['rename document Plan to Plan 2026', 'rename_document'],
+    ['remind me to drink water at 15:00', 'create_reminder'],
+  ]) {
+    const { events } = await user.converse(text);
+    expect([text, toolsOf(events), events.at(-1)?.data.status]).toEqual([text, [tool], 'completed']);
+  }
+  const listed = await user.converse('list habits');
+  expect(toolsOf(listed.events)).toEqual(['list_habits']);
+  expect(String(listed.events.findLast((event) => event.event === 'message')?.data.content)).toContain('meditação');
+
+  const rows = await db.query(
+    `SELECT (SELECT json_agg(name) FROM folders WHERE user_id = $1) AS folders,
+            (SELECT json_agg(json_build_object('name', name, 'frequency', frequency)) FROM habits WHERE user_id = $1) AS habits,
+            (SELECT json_agg(title) FROM documents WHERE user_id = $1) AS documents,
+            (SELECT json_agg(json_build_object('text', text, 'at', to_char(at AT TIME ZONE 'UTC', 'HH24:MI'))) FROM reminders WHERE user_id = $1) AS reminders`,
+    [user.userId],
+  );
+  expect(rows.rows[0]).toEqual({
+    folders: ['Work'],
+    habits: [{ name: 'meditação', frequency: 'daily' }],
+    documents: ['Plan 2026'],
+    reminders: [{ text: 'drink water', at: '15:00' }],
+  });
+
+  const help = await user.converse('oi, tudo bem?');
+  expect(String(help.events.find((event) => event.event === 'message')?.data.content)).toMatch(/não um modelo de linguagem/);
+});
