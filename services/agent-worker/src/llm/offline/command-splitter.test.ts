@@ -98,6 +98,8 @@ describe('pathological messages of 16,000 characters', () => {
     ['a reminder full of times', `remind me ${repeatTo('at 9 ')}`],
     ['a reminder of many words and one time', `me lembra de ${repeatTo('ligar ')} às 15h`],
     ['line separators only', repeatTo('\r\u2028')],
+    ['"what is in" without a folder', repeatTo('create folder a and what is in the ')],
+    ['many words before "folder"', `what is in ${repeatTo('x ')} folder`],
   ])('answers %s', async (_, message) => {
     const response = await plan(message);
     expect(response.toolCalls.length).toBeLessThanOrEqual(MAX_OFFLINE_CALLS);

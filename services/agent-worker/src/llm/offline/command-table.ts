@@ -85,15 +85,17 @@ const COMMANDS: Command[] = [
   {
     tool: 'move_document',
     start: verb(MOVE, DOC),
-    rest: String.raw`\s+(?<id>.+?)\s+(?:to|into|para|pra)(?:\s+(?:the|a))?(?:\s+(?:${FOLDER}))?\s+(?<folder>.+)`,
+    // "to the folder Archive", "to the Archive folder", "para a pasta Arquivo".
+    rest: String.raw`\s+(?<id>.+?)\s+(?:to|into|para|pra)(?:\s+(?:the|a))?(?:\s+(?:${FOLDER}))?\s+(?<folder>.+?)(?:\s+folder)?`,
     build: (v) => ({ document_id: v.id, folder_id: v.folder }),
   },
   remove('delete_folder', FOLDER, 'folder_id'),
   remove('delete_document', DOC, 'document_id'),
   {
     tool: 'get_folder_contents',
-    start: String.raw`(?:${verb(`${LIST}|open|abrir|abra`, FOLDER)}|what(?:'s|’s| is) in(?: the)? folder|o que (?:tem|ha) na pasta)`,
-    rest: String.raw`\s+(?<id>.+)`,
+    // "show me the folder Work", "what's in my folder Work", "what is in the Work folder", "me mostra a pasta Trabalho".
+    start: String.raw`(?:(?:me\s+)?${verb(String.raw`(?:${LIST}|open|abrir|abra)(?:\s+me)?`, FOLDER)}|what(?:'s|’s| is) in(?: the| my)?(?=\s+(?:folder\s|(?:\S+\s+){1,4}folder(?:$|[\s?!.])))|o que (?:tem|ha) na pasta)`,
+    rest: String.raw`(?:\s+folder)?\s+(?<id>.+?)(?:\s+folder)?`,
     build: (v) => ({ folder_id: v.id }),
   },
   {
