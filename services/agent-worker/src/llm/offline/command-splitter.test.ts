@@ -78,6 +78,9 @@ describe('pathological messages of 16,000 characters', () => {
   it.each<[string, string]>([
     ['a chain whose last piece is no command', `${repeatTo('create folder a and ')}sing`],
     ['a run of spaces', `create folder${' '.repeat(LENGTH)}`],
+    // Each lazy name once matched a run of spaces inside it again from every one of its spaces.
+    ['a run of spaces inside a name', `create document a${' '.repeat(LENGTH)}b`],
+    ['a run of tabs and spaces inside a name', `rename folder a${repeatTo(' \t')}b to c`],
     ['spaces before a word that is no command', `hello${' '.repeat(LENGTH)}x`],
     ['commas and spaces', `please${repeatTo(', ')}`],
     ['commas and "then" without a command', `create folder a${repeatTo(' , then')}`],

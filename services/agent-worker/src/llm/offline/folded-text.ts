@@ -47,9 +47,23 @@ function maskQuotes(line: string): string {
   return masked;
 }
 
-/** One line of a message (quotes never span lines). */
-export function foldedLine(raw: string): FoldedText {
-  return { raw, key: maskQuotes(fold(raw)) };
+// A run of spaces, or a tab: one space outside quotes (inside them the key is masked, so a quoted
+// name keeps its spaces). Besides "Plan  2026" meaning "Plan 2026", this keeps matching linear: a
+// lazy name followed by `\s+` would scan a run again from each of its spaces.
+const SPACES = /\s{2,}|[^\S ]/g;
+
+/** One line of a message (quotes never span lines), its spaces collapsed. */
+export function foldedLine(line: string): FoldedText {
+  const masked = maskQuotes(fold(line));
+  let raw = '';
+  let key = '';
+  let from = 0;
+  for (const run of masked.matchAll(SPACES)) {
+    raw += `${line.slice(from, run.index)} `;
+    key += `${masked.slice(from, run.index)} `;
+    from = run.index + run[0].length;
+  }
+  return { raw: raw + line.slice(from), key: key + masked.slice(from) };
 }
 
 export const sliceText = (text: FoldedText, start: number, end: number): FoldedText => ({
