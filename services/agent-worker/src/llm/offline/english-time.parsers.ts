@@ -48,6 +48,37 @@ const pastAndTo: Parser = {
   },
 };
 
+/** The hour of "8 in the evening" (20), "3 o'clock pm" (15), "12 at night" (0): the part of the day says which 8 it is. */
+function hourOfPart(hour: number, part: string): number {
+  if (part === 'a' || part === 'morning') return hour === 12 ? 0 : hour;
+  if (part === 'night' && hour === 12) return 0;
+  // "2 at night" is 02:00; "11 at night" is 23:00.
+  if (part === 'night' && hour < 6) return hour;
+  return hour < 12 ? hour + 12 : hour;
+}
+
+// Only an hour of a 12-hour clock: a refused match ("13pm") would be tried again from "3pm".
+const HOUR_OF_12 = `(1[0-2]|0?[1-9]|${Object.keys(HOUR_WORDS).join('|')})`;
+
+/**
+ * "at 3 o'clock pm", "at 3 o'clock in the afternoon", "at 8 in the evening", "at 11 at night":
+ * chrono reads the hour but not the part of the day after it (nor "am"/"pm" after "o'clock").
+ */
+const hourOfDayPart: Parser = {
+  pattern: () =>
+    new RegExp(
+      String.raw`${START}(?:at\s+)?${HOUR_OF_12}(?::(?<minute>[0-5]\d))?(?:\s+o['’]?\s?clock)?` +
+        String.raw`(?:\s*(?<meridiem>[ap])\.?m\.?|\s+in\s+the\s+(?<part>morning|afternoon|evening)|\s+at\s+(?<night>night))${END}`,
+      'iu',
+    ),
+  extract: (_context, match) => {
+    const { minute = '0', meridiem, part, night } = match.groups ?? {};
+    const said = (match[1] ?? '').toLowerCase();
+    const hour = HOUR_WORDS[said] ?? Number(said);
+    return { hour: hourOfPart(hour, (meridiem ?? part ?? night ?? '').toLowerCase()), minute: Number(minute) };
+  },
+};
+
 const COUNT_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3 };
 
 /** "in an hour and a half", "in 2 hours and a half", "in one and a half hours": chrono drops the half. */
@@ -72,6 +103,6 @@ const hoursAndAHalf: Parser = {
 export function englishTimeParser(): Chrono {
   const parser = en.casual.clone();
   parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  parser.parsers.push(pastAndTo, hoursAndAHalf);
+  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart);
   return parser;
 }

@@ -72,6 +72,13 @@ describe('offline reminders', () => {
     ['remind me at 5 past 6 pm to call', { text: 'call', at: '2026-11-23T18:05:00' }],
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-24T08:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-24T08:50:00' }],
+    // "o'clock" and the part of the day, which chrono leaves in the text.
+    ["remind me at 3 o'clock pm to call", { text: 'call', at: '2026-11-23T15:00:00' }],
+    ["remind me to call at 3 o'clock in the afternoon", { text: 'call', at: '2026-11-23T15:00:00' }],
+    ['remind me at 8 in the evening to call', { text: 'call', at: '2026-11-23T20:00:00' }],
+    ['remind me at 7:30 in the morning to run', { text: 'run', at: '2026-11-24T07:30:00' }],
+    ['remind me tomorrow at 11 at night to sleep', { text: 'sleep', at: '2026-11-24T23:00:00' }],
+    ['remind me at twelve at night to sleep', { text: 'sleep', at: '2026-11-24T00:00:00' }],
     ['remind me to move 5 after 6 steps at 9', { text: 'move 5 after 6 steps', at: '2026-11-24T09:00:00' }],
     ['me lembre de pagar a conta às 15:30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
     ['me lembre de pagar a conta as 15h30', { text: 'pagar a conta', at: '2026-11-23T15:30:00' }],
