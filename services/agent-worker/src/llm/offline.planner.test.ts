@@ -123,6 +123,8 @@ describe('OfflinePlanner', () => {
       ],
       ['criar documento Notas', 'create_document', { title: 'Notas' }],
       ['novo documento Notas na pasta Trabalho', 'create_document', { title: 'Notas', folder_id: 'Trabalho' }],
+      ['crie um documento chamado Plano dentro da pasta Trabalho', 'create_document', { title: 'Plano', folder_id: 'Trabalho' }],
+      ['create a document Plan inside Work', 'create_document', { title: 'Plan', folder_id: 'Work' }],
       [
         'criar documento Notas em Trabalho com conteúdo Comprar pão',
         'create_document',

@@ -46,6 +46,9 @@ const dayFirst = (day: string, month: string, year: string) => {
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
 
+// "in Work", "inside the folder Work", "na pasta Trabalho", "dentro da pasta Trabalho".
+const IN_FOLDER = String.raw`(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)`;
+
 const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(?:${nouns})`;
 const listing = (tool: string, nouns: string): Command => ({
   tool,
@@ -71,13 +74,13 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_folder',
     start: verb(CREATE, FOLDER),
-    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:\s+(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)\s+(?<parent>.+))?`,
+    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:\s+${IN_FOLDER}\s+(?<parent>.+))?`,
     build: (v) => ({ name: v.name, parent_folder_id: v.parent }),
   },
   {
     tool: 'create_document',
     start: verb(CREATE, DOC),
-    rest: String.raw`${CALLED}\s+(?!(?:with content|com conteudo)\s)(?<title>.+?)(?:\s+(?:in(?: the)?(?: folder)?|em|na pasta)\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
+    rest: String.raw`${CALLED}\s+(?!(?:with content|com conteudo)\s)(?<title>.+?)(?:\s+${IN_FOLDER}\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
     build: (v) => ({ title: v.title, folder_id: v.folder, content: v.content }),
   },
   rename('rename_folder', FOLDER, (v) => ({ folder_id: v.id, new_name: v.to })),
