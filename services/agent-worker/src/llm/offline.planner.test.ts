@@ -143,6 +143,8 @@ describe('OfflinePlanner', () => {
       ['excluir documento Rascunho', 'delete_document', { document_id: 'Rascunho' }],
       ['search documents budget 2025', 'search_documents', { query: 'budget 2025' }],
       ['search for Budget', 'search_documents', { query: 'Budget' }],
+      ['find documents about budget', 'search_documents', { query: 'budget' }],
+      ['procure documentos sobre orçamento', 'search_documents', { query: 'orçamento' }],
       ['buscar documentos orçamento', 'search_documents', { query: 'orçamento' }],
       ['procurar Orçamento anual', 'search_documents', { query: 'Orçamento anual' }],
       // Habits

@@ -104,7 +104,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'search_documents',
     start: '(?:search|find|buscar|busque|busca|procurar|procure|procura|pesquisar|pesquise)',
-    rest: String.raw`(?:\s+(?:documents?|docs?|documentos?|for|por))*\s+(?<query>.+)`,
+    rest: String.raw`(?:\s+(?:documents?|docs?|documentos?|for|por|about|sobre))*\s+(?<query>.+)`,
     build: (v) => ({ query: v.query }),
   },
   {
@@ -164,7 +164,7 @@ export function startsCommand(key: string, index: number): boolean {
 // masked in the key, so 'create folder "daily"' keeps its name.
 const JOINING_WORDS = new Set(
   (
-    'that que for por to para pra by until ate in into inside em na no with com content conteudo ' +
+    'that que for por about sobre to para pra by until ate in into inside em na no with com content conteudo ' +
     'daily weekly every each day week diario diaria diariamente semanal semanalmente dia semana'
   ).split(' '),
 );
