@@ -157,6 +157,7 @@ describe('OfflinePlanner', () => {
       ['novo hábito ler todos os dias', 'save_habit', { name: 'ler', frequency: 'daily' }],
       ['novo hábito correr todo dia', 'save_habit', { name: 'correr', frequency: 'daily' }],
       ['criar hábito faxina semanal', 'save_habit', { name: 'faxina', frequency: 'weekly' }],
+      ['create a habit called meditation, daily', 'save_habit', { name: 'meditation', frequency: 'daily' }],
       ['create habit yoga e meditação', 'save_habit', { name: 'yoga e meditação' }],
       ['rename habit yoga to stretching', 'update_habit', { habit_id: 'yoga', name: 'stretching' }],
       ['renomear hábito yoga para alongamento', 'update_habit', { habit_id: 'yoga', name: 'alongamento' }],

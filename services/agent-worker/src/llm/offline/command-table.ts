@@ -110,7 +110,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'save_habit',
     start: verb(CREATE, HABIT),
-    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
+    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
     build: (v) => ({ name: v.name, frequency: v.daily ? 'daily' : v.weekly ? 'weekly' : undefined }),
   },
   rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
