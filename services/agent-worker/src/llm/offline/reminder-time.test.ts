@@ -73,6 +73,11 @@ describe('offline reminders', () => {
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-24T08:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-24T08:50:00' }],
     // "o'clock" and the part of the day, which chrono leaves in the text.
+    ['remind me at 9 tomorrow morning to call', { text: 'call', at: '2026-11-24T09:00:00' }],
+    ['remind me at 8 tomorrow evening to call', { text: 'call', at: '2026-11-24T20:00:00' }],
+    ['remind me to call at 9 on Friday morning', { text: 'call', at: '2026-11-27T09:00:00' }],
+    ['me lembra às 8 amanhã à noite de ligar', { text: 'ligar', at: '2026-11-24T20:00:00' }],
+    ['me lembra à noite às 8 de ligar', { text: 'ligar', at: '2026-11-23T20:00:00' }],
     ["remind me at 3 o'clock pm to call", { text: 'call', at: '2026-11-23T15:00:00' }],
     ["remind me to call at 3 o'clock in the afternoon", { text: 'call', at: '2026-11-23T15:00:00' }],
     ['remind me at 8 in the evening to call', { text: 'call', at: '2026-11-23T20:00:00' }],

@@ -1,4 +1,4 @@
-import type { Chrono, ParsedResult } from 'chrono-node';
+import { ParsingComponents, type Chrono, type ParsedResult } from 'chrono-node';
 import { DateTime, IANAZone } from 'luxon';
 import { englishTimeParser } from './english-time.parsers';
 import { fold, skip, skipBack } from './folded-text';
@@ -103,6 +103,8 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
   spans.push(timeRangeSpan(scanned, results, time));
   if (day && day !== time) spans.push([day.index, day.index + day.text.length]);
+  const part = partOfDayAfter(scanned, Math.max(...spans.map(([, end]) => end)), time);
+  if (part) spans.push(part);
   const monthDay = day ? null : MONTH_DAY.exec(fold(scanned));
   if (monthDay) spans.push([monthDay.index, monthDay.index + monthDay[0].length]);
   const nextMonth = day ? null : NEXT_MONTH.exec(folded);
@@ -120,6 +122,21 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
   if (text === '' || !at) return null;
   return { text, at, ...(repeat ? { repeat } : {}) };
+}
+
+// The part of the day right after the time and day chrono read: "at 9 tomorrow morning", "às 8
+// amanhã à noite", "at 9 on Friday morning". Folded text.
+const PART_AFTER = /^\s+(?:(?:in the|de|da|a)\s+)?(morning|afternoon|evening|night|manha|tarde|noite)(?![\p{L}\p{N}])/u;
+const LATE_PARTS = new Set(['afternoon', 'evening', 'night', 'tarde', 'noite']);
+
+/** The span of such a part of the day, its hour moved to the afternoon or evening when it says so. */
+function partOfDayAfter(raw: string, end: number, time: ParsedResult): Span | null {
+  const part = PART_AFTER.exec(fold(raw.slice(end, end + 24)));
+  if (!part) return null;
+  const hour = time.start.get('hour') ?? 0;
+  const late = LATE_PARTS.has(part[1] ?? '') && !time.start.isCertain('meridiem') && hour < 12;
+  if (late && time.start instanceof ParsingComponents) time.start.assign('hour', hour + 12);
+  return [end, end + part[0].length];
 }
 
 /** "domingos" → "domingo", "sextas-feiras" → "sexta", "sundays" → "sunday"; '' for none. */
@@ -207,8 +224,8 @@ function withoutSpans(raw: string, spans: Span[]): string {
 }
 
 // Words that belonged to a removed time phrase chrono did not take in: "on" December 24, "no dia" 24,
-// "at" noon, "at" 2026-12-01 09:00, "on the" next Monday, "nesta" segunda.
-const DANGLING = new Set(['at', 'on', 'the', 'no', 'na', 'em', 'dia', 'nesta', 'neste', 'nessa', 'nesse', 'esta', 'este']);
+// "at" noon, "at" 2026-12-01 09:00, "on the" next Monday, "nesta" segunda, "à" noite.
+const DANGLING = new Set(['at', 'on', 'the', 'no', 'na', 'em', 'dia', 'nesta', 'neste', 'nessa', 'nesse', 'esta', 'este', 'à']);
 
 function withoutDanglingWords(segment: string): string {
   let rest = segment.trimEnd();
