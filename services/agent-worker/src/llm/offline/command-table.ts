@@ -60,7 +60,7 @@ const listing = (tool: string, nouns: string): Command => ({
 const rename = (tool: string, nouns: string, build: Command['build']): Command => ({
   tool,
   start: verb(RENAME, nouns),
-  rest: String.raw`\s+(?<id>.+?)\s+(?:to|para)\s+(?<to>.+)`,
+  rest: String.raw`\s+(?<id>.+?)\s+(?:to|para|pra|->|→)\s+(?<to>.+)`,
   build,
 });
 const remove = (tool: string, nouns: string, key: string): Command => ({
