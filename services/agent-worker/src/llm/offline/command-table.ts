@@ -121,7 +121,7 @@ const COMMANDS: Command[] = [
     // "lembre que …" and "lembre-se de que …" are the remember command, not a reminder.
     start:
       String.raw`(?:(?<en>remind me|(?:(?:${CREATE}|set)${ART}\s+)?reminder)` +
-      String.raw`|(?<pt>(?:me\s+lembr(?:ar|[ae])|lembr[ae](?:-me)?|lembrar-me)(?!-se|\s+(?:de\s+)?que(?![a-z]))|(?:(?:${CREATE})${ART}\s+)?lembrete))`,
+      String.raw`|(?<pt>(?:me\s+lembr(?:ar|[ae])|lembr[ae](?:-me)?|lembrar-me|me\s+avis(?:ar|[ae]))(?!-se|\s+(?:de\s+)?que(?![a-z]))|(?:(?:${CREATE})${ART}\s+)?lembrete))`,
     rest: String.raw`\s+(?<when>.+)`,
     build: (v, clock) => {
       const reminder = parseReminder(v.when ?? '', v.en ? 'en' : 'pt', clock);
