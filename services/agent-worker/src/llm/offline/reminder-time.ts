@@ -224,8 +224,8 @@ function withoutSpans(raw: string, spans: Span[]): string {
 }
 
 // Words that belonged to a removed time phrase chrono did not take in: "on" December 24, "no dia" 24,
-// "at" noon, "at" 2026-12-01 09:00, "on the" next Monday, "nesta" segunda, "à" noite.
-const DANGLING = new Set(['at', 'on', 'the', 'no', 'na', 'em', 'dia', 'nesta', 'neste', 'nessa', 'nesse', 'esta', 'este', 'à']);
+// "at" noon, "at" 2026-12-01 09:00, "on the" next Monday, "nesta" segunda, "à" noite, "for" 3pm.
+const DANGLING = new Set(['at', 'on', 'the', 'no', 'na', 'em', 'dia', 'nesta', 'neste', 'nessa', 'nesse', 'esta', 'este', 'à', 'for']);
 
 function withoutDanglingWords(segment: string): string {
   let rest = segment.trimEnd();
