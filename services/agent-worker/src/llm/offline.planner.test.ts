@@ -176,6 +176,8 @@ describe('OfflinePlanner', () => {
       ['show me my habits', 'list_habits', {}],
       ['what are my habits?', 'list_habits', {}],
       ['quais são meus hábitos?', 'list_habits', {}],
+      ['quais os meus hábitos?', 'list_habits', {}],
+      ['quais as minhas metas', 'list_goals', {}],
       ['me mostra meus hábitos', 'list_habits', {}],
       ['show me my reminders', 'list_reminders', {}],
       ['quais sao os meus lembretes', 'list_reminders', {}],

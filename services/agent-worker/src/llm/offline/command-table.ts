@@ -53,7 +53,7 @@ const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(
 const listing = (tool: string, nouns: string): Command => ({
   tool,
   // "list habits", "show me my habits", "what are my habits", "me mostra meus hábitos", "quais são as metas".
-  start: String.raw`(?:(?:(?:me\s+)?(?:${LIST})(?:\s+me)?|what are|quais sao)${ART}\s+|(?:my|meus|minhas)\s+)(?:${nouns})`,
+  start: String.raw`(?:(?:(?:me\s+)?(?:${LIST})(?:\s+me)?|what are|quais(?: sao)?)${ART}\s+|(?:my|meus|minhas)\s+)(?:${nouns})`,
   rest: '',
   build: () => ({}),
 });
