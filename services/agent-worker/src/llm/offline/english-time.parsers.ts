@@ -95,6 +95,12 @@ const hoursAndAHalf: Parser = {
   },
 };
 
+/** "the day after tomorrow": chrono reads only the "tomorrow" in it, a day early. */
+const dayAfterTomorrow: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:the\s+)?day\s+after\s+tomorrow${END}`, 'iu'),
+  extract: (context) => ParsingComponents.createRelativeFromReference(context.reference, { day: 2 }),
+};
+
 /**
  * chrono's casual English without "3 days ago" and "3 days later", and with the forms above: no
  * reminder is set in the past or counted from another date, and their regular expressions take V8
@@ -103,6 +109,6 @@ const hoursAndAHalf: Parser = {
 export function englishTimeParser(): Chrono {
   const parser = en.casual.clone();
   parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart);
+  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart, dayAfterTomorrow);
   return parser;
 }

@@ -176,6 +176,12 @@ const nextWeek: Parser = {
   extract: (context) => ParsingComponents.createRelativeFromReference(context.reference, { week: 1 }),
 };
 
+/** "depois de amanhã": chrono reads only the "amanhã" in it, a day early. */
+const dayAfterTomorrow: Parser = {
+  pattern: () => new RegExp(String.raw`${START}depois\s+de\s+amanh[ãa]${END}`, 'iu'),
+  extract: (context) => ParsingComponents.createRelativeFromReference(context.reference, { day: 2 }),
+};
+
 const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week'> = {
   min: 'minute',
   minuto: 'minute',
@@ -217,6 +223,17 @@ export function portugueseTimeParser(): Chrono {
   // First, so it wins a tie with chrono's "meio-dia": of two results at one place chrono keeps the
   // longer, or else the one found first.
   parser.parsers.unshift(noonAndMidnight);
-  parser.parsers.push(hours, hourOfPeriod, hourAndMinutes, hourAndMinutesOfPeriod, minutesTo, spokenAt, nextWeekday, nextWeek, relative);
+  parser.parsers.push(
+    hours,
+    hourOfPeriod,
+    hourAndMinutes,
+    hourAndMinutesOfPeriod,
+    minutesTo,
+    spokenAt,
+    nextWeekday,
+    nextWeek,
+    dayAfterTomorrow,
+    relative,
+  );
   return parser;
 }

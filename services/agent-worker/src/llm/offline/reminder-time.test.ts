@@ -72,6 +72,11 @@ describe('offline reminders', () => {
     ['remind me at 5 past 6 pm to call', { text: 'call', at: '2026-11-23T18:05:00' }],
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-24T08:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-24T08:50:00' }],
+    // The day after tomorrow, not tomorrow.
+    ['remind me the day after tomorrow at 9 to call', { text: 'call', at: '2026-11-25T09:00:00' }],
+    ['remind me to call at 9 the day after tomorrow', { text: 'call', at: '2026-11-25T09:00:00' }],
+    ['me lembra depois de amanhã às 9 de ligar', { text: 'ligar', at: '2026-11-25T09:00:00' }],
+    ['me lembra de ligar às 15h depois de amanha', { text: 'ligar', at: '2026-11-25T15:00:00' }],
     // "for" before a time belongs to it.
     ['set a reminder for 3pm to call Ana', { text: 'call Ana', at: '2026-11-23T15:00:00' }],
     ['remind me to pay for lunch for tomorrow at 9', { text: 'pay for lunch', at: '2026-11-24T09:00:00' }],
