@@ -95,6 +95,12 @@ const hoursAndAHalf: Parser = {
   },
 };
 
+/** "at 15h", "at 15h30": an hour as much of the world writes it; chrono reads "15h" as 15 hours from now. */
+const hourWithH: Parser = {
+  pattern: () => new RegExp(String.raw`${START}at\s+([01]?\d|2[0-3])h(?:([0-5]\d)(?:min)?)?${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: Number(match[1]), minute: Number(match[2] ?? 0) }),
+};
+
 /** "the day after tomorrow": chrono reads only the "tomorrow" in it, a day early. */
 const dayAfterTomorrow: Parser = {
   pattern: () => new RegExp(String.raw`${START}(?:the\s+)?day\s+after\s+tomorrow${END}`, 'iu'),
@@ -109,6 +115,6 @@ const dayAfterTomorrow: Parser = {
 export function englishTimeParser(): Chrono {
   const parser = en.casual.clone();
   parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart, dayAfterTomorrow);
+  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart, dayAfterTomorrow, hourWithH);
   return parser;
 }

@@ -72,6 +72,10 @@ describe('offline reminders', () => {
     ['remind me at 5 past 6 pm to call', { text: 'call', at: '2026-11-23T18:05:00' }],
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-24T08:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-24T08:50:00' }],
+    // "at 15h" is an hour the way much of the world writes it, not "in 15 hours".
+    ['remind me at 15h to call', { text: 'call', at: '2026-11-23T15:00:00' }],
+    ['remind me to call at 15h30', { text: 'call', at: '2026-11-23T15:30:00' }],
+    ['remind me in 2h to call', { text: 'call', at: '2026-11-23T12:00:00' }],
     // The day after tomorrow, not tomorrow.
     ['remind me the day after tomorrow at 9 to call', { text: 'call', at: '2026-11-25T09:00:00' }],
     ['remind me to call at 9 the day after tomorrow', { text: 'call', at: '2026-11-25T09:00:00' }],
