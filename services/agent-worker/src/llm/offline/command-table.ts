@@ -33,6 +33,8 @@ const REMINDER = 'reminder|lembrete';
 const GOAL = 'goal|meta|objetivo';
 const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias';
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
+const WEEKDAYS = 'every weekday|on weekdays|weekdays|nos dias uteis|em dias uteis|todo dia util|todos os dias uteis|de segunda a sexta';
+const MONTHLY = 'monthly|every month|mensal|mensalmente|todo mes|todos os meses';
 
 // ISO, or day, month and year ("31/12/2026", "31.12.2026"): day first, as Portuguese and most
 // English outside the US write it; month first only where the second number cannot be a month.
@@ -110,8 +112,8 @@ const COMMANDS: Command[] = [
   {
     tool: 'save_habit',
     start: verb(CREATE, HABIT),
-    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})))?`,
-    build: (v) => ({ name: v.name, frequency: v.daily ? 'daily' : v.weekly ? 'weekly' : undefined }),
+    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})|(?<weekdays>${WEEKDAYS})|(?<monthly>${MONTHLY})))?`,
+    build: (v) => ({ name: v.name, frequency: (['daily', 'weekly', 'weekdays', 'monthly'] as const).find((often) => v[often]) }),
   },
   rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
   remove('delete_habit', HABIT, 'habit_id'),
@@ -165,11 +167,12 @@ export function startsCommand(key: string, index: number): boolean {
 const JOINING_WORDS = new Set(
   (
     'that que for por about sobre to para pra by until ate in into inside em na no with com content conteudo ' +
-    'daily weekly every each day week diario diaria diariamente semanal semanalmente dia semana'
+    'daily weekly weekdays weekday monthly every each day week month diario diaria diariamente semanal semanalmente mensal ' +
+    'mensalmente dia semana mes dias uteis util'
   ).split(' '),
 );
 // Named groups that mark which words were said ("daily", "remind me") rather than hold a value.
-const MARKERS = new Set(['daily', 'weekly', 'en', 'pt']);
+const MARKERS = new Set(['daily', 'weekly', 'weekdays', 'monthly', 'en', 'pt']);
 const onlyJoiningWords = (key: string) =>
   key
     .trim()
