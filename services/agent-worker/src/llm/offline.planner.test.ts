@@ -204,6 +204,13 @@ describe('OfflinePlanner', () => {
       ['create goal Run 10k by 31/12/2026', 'create_goal', { title: 'Run 10k', target_date: '2026-12-31' }],
       ['create goal Run 10k until 5/1/2027', 'create_goal', { title: 'Run 10k', target_date: '2027-01-05' }],
       ['create goal Run 10k by 12/31/2026', 'create_goal', { title: 'Run 10k', target_date: '2026-12-31' }],
+      // A date in words, the way people write it.
+      ['create goal Run 10k by December 31, 2026', 'create_goal', { title: 'Run 10k', target_date: '2026-12-31' }],
+      ['create goal Run 10k by 31 December 2026', 'create_goal', { title: 'Run 10k', target_date: '2026-12-31' }],
+      ['criar meta Correr 10k até 31 de dezembro de 2026', 'create_goal', { title: 'Correr 10k', target_date: '2026-12-31' }],
+      ['create goal Stand by me by 2026-12-31', 'create_goal', { title: 'Stand by me', target_date: '2026-12-31' }],
+      ['create goal Stand by me', 'create_goal', { title: 'Stand by me' }],
+      ['create goal Read by the lake', 'create_goal', { title: 'Read by the lake' }],
       ['list goals', 'list_goals', {}],
       ['listar metas', 'list_goals', {}],
       ['minhas metas', 'list_goals', {}],

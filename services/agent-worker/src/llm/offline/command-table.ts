@@ -1,5 +1,6 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import type { FoldedText } from './folded-text';
+import { ENDS_IN_NUMERIC_DATE, goalDate } from './goal-date';
 import { parseReminder, type Clock } from './reminder-time';
 
 type Values = Record<string, string | undefined>;
@@ -35,15 +36,6 @@ const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias'
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
 const WEEKDAYS = 'every weekday|on weekdays|weekdays|nos dias uteis|em dias uteis|todo dia util|todos os dias uteis|de segunda a sexta';
 const MONTHLY = 'monthly|every month|mensal|mensalmente|todo mes|todos os meses';
-
-// ISO, or day, month and year ("31/12/2026", "31.12.2026"): day first, as Portuguese and most
-// English outside the US write it; month first only where the second number cannot be a month.
-const GOAL_DATE = String.raw`(?:(?<date>\d{4}-\d{2}-\d{2})|(?<day>\d{1,2})[./-](?<month>\d{1,2})[./-](?<year>\d{4}))`;
-const ONLY_GOAL_DATE = String.raw`(?:by|until|ate)\s+(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{4})$`;
-const dayFirst = (day: string, month: string, year: string) => {
-  const [d, m] = Number(month) > 12 ? [month, day] : [day, month];
-  return `${year}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`;
-};
 
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
@@ -135,11 +127,19 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    rest: String.raw`${CALLED}\s+(?!${ONLY_GOAL_DATE})(?<title>.+?)(?:\s+(?:by|until|ate)\s+${GOAL_DATE})?`,
-    build: (v) => ({
-      title: v.title,
-      target_date: v.day && v.month && v.year ? dayFirst(v.day, v.month, v.year) : v.date,
-    }),
+    // The last "by" / "até": "Stand by me by 2026-12-31". Words that are no date stay in the title.
+    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s)(?<title>.+)\s+(?:by|until|ate)\s+(?<when>.+)`,
+    build: (v, clock) => {
+      const date = goalDate(v.when ?? '', clock);
+      return date ? { title: v.title, target_date: date } : null;
+    },
+  },
+  {
+    tool: 'create_goal',
+    start: verb(CREATE, GOAL),
+    rest: String.raw`${CALLED}\s+(?<title>.+)`,
+    // "create goal Run by 2026-13-45" is a date the tool would refuse, not a title.
+    build: (v) => (ENDS_IN_NUMERIC_DATE.test(` ${v.title ?? ''}`) ? null : { title: v.title }),
   },
   listing('list_goals', 'goals|metas|objetivos'),
   remove('delete_goal', GOAL, 'goal_id'),

@@ -26,7 +26,8 @@ export interface ReminderRequest {
  * longer request cannot be a valid reminder, and the bound keeps chrono's work per message small.
  */
 const MAX_CHARS = 1_000;
-const PARSERS: Record<Language, Chrono> = { en: englishTimeParser(), pt: portugueseTimeParser() };
+/** chrono in each language the planner reads, with our added forms; built once (docs/architecture.md). */
+export const TIME_PARSERS: Record<Language, Chrono> = { en: englishTimeParser(), pt: portugueseTimeParser() };
 
 const WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|segunda|terca|quarta|quinta|sexta|sabado|domingo';
 // A weekday in the plural ("on Sundays", "aos domingos", "todas as sextas-feiras") is a weekly
@@ -97,7 +98,7 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
     scanned =
       raw.slice(0, span[0]) + ' '.repeat(from - span[0]) + day + ' '.repeat(to - from - day.length + span[1] - to) + raw.slice(span[1]);
   }
-  const results = PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
+  const results = TIME_PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
   const time = results.find((result) => result.start.isCertain('hour') && !COUNTS.test(result.text));
   if (!time) return null;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
