@@ -267,6 +267,16 @@ describe('OfflinePlanner', () => {
       [':) create folder Work', { name: 'Work' }],
       ['create folder "Work :)"', { name: 'Work :)' }],
       ['create folder a;p', { name: 'a;p' }],
+      // Greetings and wishes before a command, thanks after it.
+      ['hey, create folder Work', { name: 'Work' }],
+      ['Hi! create folder Work', { name: 'Work' }],
+      ['oi, cria uma pasta Trabalho', { name: 'Trabalho' }],
+      ['I want to create a folder Work', { name: 'Work' }],
+      ["I'd like to create folder Work", { name: 'Work' }],
+      ['quero criar uma pasta Trabalho', { name: 'Trabalho' }],
+      ['create folder Work, thanks!', { name: 'Work' }],
+      ['criar pasta Trabalho, obrigado', { name: 'Trabalho' }],
+      ['create folder Thanks', { name: 'Thanks' }],
     ])('%p', async (text, args) => {
       expect(await callsFor(text)).toEqual([['create_folder', args]]);
     });

@@ -86,6 +86,8 @@ describe('pathological messages of 16,000 characters', () => {
     ['commas and "then" without a command', `create folder a${repeatTo(' , then')}`],
     ['polite commas before a command', `${repeatTo('please, ')}create folder a`],
     ['polite words and no command', repeatTo('can you, please, ')],
+    ['greetings before a command and thanks after it', `${repeatTo('hi! ')}create folder a, thanks`],
+    ['thanks only', repeatTo(', thanks')],
     ['opening quotes without closing ones', repeatTo('“')],
     ['guillemets without closing ones', repeatTo('«')],
     ['emoji and spaces', `create folder a${repeatTo(' 👍🏽')}`],

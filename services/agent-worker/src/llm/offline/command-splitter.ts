@@ -31,8 +31,31 @@ const OPENINGS = [
   'voce poderia',
   'pode',
   'poderia',
+  // Greetings and wishes: "hey, create folder Work", "quero criar uma pasta".
+  'hi',
+  'hello',
+  'hey',
+  'ok',
+  'okay',
+  'oi',
+  'ola',
+  'bom dia',
+  'boa tarde',
+  'boa noite',
+  'i want to',
+  'i would like to',
+  "i'd like to",
+  'i need to',
+  'eu quero',
+  'quero',
+  'queria',
+  'gostaria de',
+  'eu preciso',
+  'preciso',
 ];
 const CLOSINGS = ['please', 'pls', 'plz', 'por favor'];
+// Thanks end a command only after a comma or a mark, so "create folder Thanks" keeps its name.
+const THANKS = /[,.!]\s*(?:thanks|thank you|thx|ty|obrigad[oa]|valeu|vlw)$/;
 const endsWord = (key: string, at: number) => !/[\p{L}\p{N}]/u.test(key.charAt(at));
 // Emoticons are decoration like emoji: "create folder Work ;)". Each is a word of its own, but a
 // smile may touch the word before it ("Work;)"). Sticky, tried at one index, so trimming a run of
@@ -110,9 +133,12 @@ function withoutCourtesy(piece: FoldedText): FoldedText {
     const opening = OPENINGS.find((words) => key.startsWith(words, start) && endsWord(key, start + words.length));
     const length = opening?.length ?? emoticonAt(key, start);
     if (length === 0) break;
-    start = skip(key, start + length, ',');
+    start = skip(key, start + length, ',!.');
   }
   let end = skipBack(key, key.length, '.!?…');
+  // The thanks are at most a few words: the pattern runs on the end of the key only.
+  const thanks = THANKS.exec(key.slice(Math.max(start, end - 16), end));
+  if (thanks) end = skipBack(key, end - thanks[0].length + 1, '.!?…');
   for (let length = emoticonBefore(key, end); length > 0 && end - length >= start; length = emoticonBefore(key, end)) {
     end = skipBack(key, end - length, '.!?…');
   }
