@@ -1,4 +1,4 @@
-import { en, ParsingComponents, type Chrono, type Parser } from 'chrono-node';
+import { en, Meridiem, ParsingComponents, type Chrono, type Parser } from 'chrono-node';
 
 // After a letter or digit a match would cut a word in two.
 const START = String.raw`(?<![\p{L}\p{N}])`;
@@ -75,7 +75,9 @@ const hourOfDayPart: Parser = {
     const { minute = '0', meridiem, part, night } = match.groups ?? {};
     const said = (match[1] ?? '').toLowerCase();
     const hour = HOUR_WORDS[said] ?? Number(said);
-    return { hour: hourOfPart(hour, (meridiem ?? part ?? night ?? '').toLowerCase()), minute: Number(minute) };
+    const at = hourOfPart(hour, (meridiem ?? part ?? night ?? '').toLowerCase());
+    // The part of the day says which half of the clock: "3 o'clock in the morning" is no afternoon.
+    return { hour: at, minute: Number(minute), meridiem: at >= 12 ? Meridiem.PM : Meridiem.AM };
   },
 };
 
@@ -93,6 +95,12 @@ const hoursAndAHalf: Parser = {
     const hours = COUNT_WORDS[said] ?? Number(said);
     return ParsingComponents.createRelativeFromReference(context.reference, { hour: hours, minute: 30 });
   },
+};
+
+/** "at three o'clock": chrono reads "o'clock" after digits only. */
+const wordOClock: Parser = {
+  pattern: () => new RegExp(String.raw`${START}(?:at\s+)?(${Object.keys(HOUR_WORDS).join('|')})\s+o['’]?\s?clock${END}`, 'iu'),
+  extract: (_context, match) => ({ hour: HOUR_WORDS[(match[1] ?? '').toLowerCase()] ?? 0, minute: 0 }),
 };
 
 /** "at 15h", "at 15h30": an hour as much of the world writes it; chrono reads "15h" as 15 hours from now. */
@@ -115,6 +123,6 @@ const dayAfterTomorrow: Parser = {
 export function englishTimeParser(): Chrono {
   const parser = en.casual.clone();
   parser.parsers = parser.parsers.filter((one) => !/(?:Ago|Later)FormatParser$/.test(one.constructor.name));
-  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart, dayAfterTomorrow, hourWithH);
+  parser.parsers.push(pastAndTo, hoursAndAHalf, hourOfDayPart, dayAfterTomorrow, hourWithH, wordOClock);
   return parser;
 }

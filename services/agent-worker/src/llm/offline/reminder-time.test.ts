@@ -72,6 +72,13 @@ describe('offline reminders', () => {
     ['remind me at 5 past 6 pm to call', { text: 'call', at: '2026-11-23T18:05:00' }],
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-24T08:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-24T08:50:00' }],
+    // "o'clock" is said on a 12-hour clock: at 10:00, "3 o'clock" is this afternoon, not 3 in the night.
+    ["remind me at 3 o'clock to call Ana", { text: 'call Ana', at: '2026-11-23T15:00:00' }],
+    ["remind me at three o'clock to call", { text: 'call', at: '2026-11-23T15:00:00' }],
+    ["remind me at 11 o'clock to call", { text: 'call', at: '2026-11-23T11:00:00' }],
+    ["remind me at 9 o'clock to call", { text: 'call', at: '2026-11-23T21:00:00' }],
+    ["remind me tomorrow at 9 o'clock to call", { text: 'call', at: '2026-11-24T09:00:00' }],
+    ["remind me at 3 o'clock in the morning to call", { text: 'call', at: '2026-11-24T03:00:00' }],
     // "at 15h" is an hour the way much of the world writes it, not "in 15 hours".
     ['remind me at 15h to call', { text: 'call', at: '2026-11-23T15:00:00' }],
     ['remind me to call at 15h30', { text: 'call', at: '2026-11-23T15:30:00' }],

@@ -67,6 +67,7 @@ const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 // "next month", "do mês que vem", "no próximo mês": chrono reads no day in it (and Portuguese not
 // at all), so a day of the month counts from next month, and without one it is a month from today.
 const NEXT_MONTH = /(?<![\p{L}\p{N}])(?:(?:of|do|no)\s+)?(?:the\s+)?(?:next month|mes que vem|proximo mes)(?![\p{L}\p{N}])/u;
+const OCLOCK = /o['’]?\s?clock/i;
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /**
@@ -183,7 +184,11 @@ function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTim
     const at = today.plus({ days: (weekday - today.weekday + 7) % 7 });
     return at <= now || (nextWeek && at.hasSame(now, 'day')) ? at.plus({ weeks: 1 }) : at;
   }
-  return today <= now ? today.plus({ days: 1 }) : today;
+  if (today > now) return today;
+  // "at 3 o'clock" is said on a 12-hour clock: the next 3:00, this afternoon when the night's is past.
+  const later = today.plus({ hours: 12 });
+  const twelveHour = OCLOCK.test(time.text) && !clock.isCertain('meridiem') && hour < 12;
+  return twelveHour && later > now ? later : today.plus({ days: 1 });
 }
 
 /**
