@@ -131,6 +131,9 @@ describe('OfflinePlanner', () => {
         { title: 'Notas', folder_id: 'Trabalho', content: 'Comprar pão' },
       ],
       ['criar documento Notas com conteudo Olá', 'create_document', { title: 'Notas', content: 'Olá' }],
+      ['criar documento Notas com o conteúdo Olá', 'create_document', { title: 'Notas', content: 'Olá' }],
+      ['create document Notes with the content Hello', 'create_document', { title: 'Notes', content: 'Hello' }],
+      ['create document Notes in Work containing Hello', 'create_document', { title: 'Notes', folder_id: 'Work', content: 'Hello' }],
       ['rename document Notes to Minutes', 'rename_document', { document_id: 'Notes', new_title: 'Minutes' }],
       ['renomear documento Notas para Ata', 'rename_document', { document_id: 'Notas', new_title: 'Ata' }],
       ['renomeia o documento Notas pra Ata', 'rename_document', { document_id: 'Notas', new_title: 'Ata' }],
@@ -561,6 +564,7 @@ describe('OfflinePlanner', () => {
       'criar hábito dias úteis',
       'create habit every day',
       'create document with content hello',
+      'create document with the content hello',
       'create goal by 2026-12-31',
       'remind me to',
     ])('answers %p, whose value is only the words around one, with the help text', async (text) => {

@@ -43,6 +43,9 @@ const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: 
 // "in Work", "inside the folder Work", "na pasta Trabalho", "dentro da pasta Trabalho".
 const IN_FOLDER = String.raw`(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)`;
 
+// "with content Hello", "with the content Hello", "containing Hello", "com (o) conteúdo Olá".
+const WITH_CONTENT = String.raw`(?:with(?: the)? content|containing|com(?: o)? conteudo)`;
+
 const verb = (verbs: string, nouns: string) => String.raw`(?:${verbs})${ART}\s+(?:${nouns})`;
 const listing = (tool: string, nouns: string): Command => ({
   tool,
@@ -74,7 +77,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_document',
     start: verb(CREATE, DOC),
-    rest: String.raw`${CALLED}\s+(?!(?:with content|com conteudo)\s)(?<title>.+?)(?:\s+${IN_FOLDER}\s+(?<folder>.+?))?(?:\s+(?:with content|com conteudo)\s+(?<content>.+))?`,
+    rest: String.raw`${CALLED}\s+(?!${WITH_CONTENT}\s)(?<title>.+?)(?:\s+${IN_FOLDER}\s+(?<folder>.+?))?(?:\s+${WITH_CONTENT}\s+(?<content>.+))?`,
     build: (v) => ({ title: v.title, folder_id: v.folder, content: v.content }),
   },
   rename('rename_folder', FOLDER, (v) => ({ folder_id: v.id, new_name: v.to })),
