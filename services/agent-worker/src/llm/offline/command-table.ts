@@ -39,6 +39,8 @@ const MONTHLY = 'monthly|every month|mensal|mensalmente|todo mes|todos os meses'
 
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
+// "a habit of meditating", "a goal to run 10k", "um hábito de correr": what the habit or goal is.
+const OF_WHAT = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?|of|to|de))?`;
 
 // "in Work", "inside the folder Work", "na pasta Trabalho", "dentro da pasta Trabalho".
 const IN_FOLDER = String.raw`(?:(?:in|inside)(?: the)?(?: folder)?|em|na pasta|dentro de|dentro da pasta)`;
@@ -107,7 +109,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'save_habit',
     start: verb(CREATE, HABIT),
-    rest: String.raw`${CALLED}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})|(?<weekdays>${WEEKDAYS})|(?<monthly>${MONTHLY})))?`,
+    rest: String.raw`${OF_WHAT}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})|(?<weekdays>${WEEKDAYS})|(?<monthly>${MONTHLY})))?`,
     build: (v) => ({ name: v.name, frequency: (['daily', 'weekly', 'weekdays', 'monthly'] as const).find((often) => v[often]) }),
   },
   rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
@@ -131,7 +133,7 @@ const COMMANDS: Command[] = [
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
     // The last "by" / "até": "Stand by me by 2026-12-31". Words that are no date stay in the title.
-    rest: String.raw`${CALLED}\s+(?!(?:by|until|ate)\s)(?<title>.+)\s+(?:by|until|ate)\s+(?<when>.+)`,
+    rest: String.raw`${OF_WHAT}\s+(?!(?:by|until|ate)\s)(?<title>.+)\s+(?:by|until|ate)\s+(?<when>.+)`,
     build: (v, clock) => {
       const date = goalDate(v.when ?? '', clock);
       return date ? { title: v.title, target_date: date } : null;
@@ -140,7 +142,7 @@ const COMMANDS: Command[] = [
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
-    rest: String.raw`${CALLED}\s+(?<title>.+)`,
+    rest: String.raw`${OF_WHAT}\s+(?<title>.+)`,
     // "create goal Run by 2026-13-45" is a date the tool would refuse, not a title.
     build: (v) => (ENDS_IN_NUMERIC_DATE.test(` ${v.title ?? ''}`) ? null : { title: v.title }),
   },
