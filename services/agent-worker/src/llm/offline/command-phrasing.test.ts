@@ -152,6 +152,10 @@ describe('OfflinePlanner commands', () => {
       ['listar lembretes', 'list_reminders', {}],
       ['meus lembretes', 'list_reminders', {}],
       ['delete reminder reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
+      // A reminder is named by what it reminds of.
+      ['delete the reminder to drink water', 'delete_reminder', { reminder_id: 'drink water' }],
+      ['delete my reminder about the meeting', 'delete_reminder', { reminder_id: 'the meeting' }],
+      ['apagar o lembrete de beber água', 'delete_reminder', { reminder_id: 'beber água' }],
       ['apagar lembrete reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
       // Goals
       ['create goal Run 10k', 'create_goal', { title: 'Run 10k' }],

@@ -62,10 +62,11 @@ const rename = (tool: string, nouns: string, build: Command['build']): Command =
   rest: String.raw`\s+(?<id>.+?)\s+(?:to|para|pra|->|→)\s+(?<to>.+)`,
   build,
 });
-const remove = (tool: string, nouns: string, key: string): Command => ({
+/** `of`: the words that may come before the name ("the reminder to drink water"). */
+const remove = (tool: string, nouns: string, key: string, of = ''): Command => ({
   tool,
   start: verb(DELETE, nouns),
-  rest: String.raw`\s+(?<id>.+)`,
+  rest: String.raw`${of && String.raw`(?:\s+(?:${of}))?`}\s+(?<id>.+)`,
   build: (v) => ({ [key]: v.id }),
 });
 
@@ -128,7 +129,7 @@ const COMMANDS: Command[] = [
     },
   },
   listing('list_reminders', 'reminders|lembretes'),
-  remove('delete_reminder', REMINDER, 'reminder_id'),
+  remove('delete_reminder', REMINDER, 'reminder_id', 'to|about|of|for|de|do|da|para|pra|sobre'),
   {
     tool: 'create_goal',
     start: verb(CREATE, GOAL),
