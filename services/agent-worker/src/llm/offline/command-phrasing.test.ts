@@ -152,6 +152,8 @@ describe('OfflinePlanner commands', () => {
       ['listar lembretes', 'list_reminders', {}],
       ['meus lembretes', 'list_reminders', {}],
       ['delete reminder reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
+      ['cancel reminder reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
+      ['cancelar o lembrete reminder_2', 'delete_reminder', { reminder_id: 'reminder_2' }],
       // A reminder is named by what it reminds of.
       ['delete the reminder to drink water', 'delete_reminder', { reminder_id: 'drink water' }],
       ['delete my reminder about the meeting', 'delete_reminder', { reminder_id: 'the meeting' }],
