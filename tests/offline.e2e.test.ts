@@ -117,13 +117,14 @@ it("does what the contract's own examples say, leaving the rows they name, and h
   const user = await new Api(system.url).createUser(system.adminToken, { preferences: { autonomous_mode: true } });
   const toolsOf = (events: Array<{ event: string; data: Record<string, unknown> }>) =>
     events.filter((event) => event.event === 'tool_complete').map((event) => event.data.tool_name);
-  for (const [text, tool] of [
+  const examples: [string, string][] = [
     ['create folder Work', 'create_folder'],
     ['criar hábito meditação diária', 'save_habit'],
     ['create document Plan in Work', 'create_document'],
     ['rename document Plan to Plan 2026', 'rename_document'],
     ['remind me to drink water at 15:00', 'create_reminder'],
-  ]) {
+  ];
+  for (const [text, tool] of examples) {
     const { events } = await user.converse(text);
     expect([text, toolsOf(events), events.at(-1)?.data.status]).toEqual([text, [tool], 'completed']);
   }
