@@ -43,6 +43,9 @@ export function eventArguments(args: Record<string, unknown> | null | undefined)
   return JSON.parse(stripUuids(JSON.stringify(args ?? {}))) as Record<string, unknown>;
 }
 
+/** What an approval that can no longer be decided already is. */
+export type DecidedStatus = 'approved' | 'rejected' | 'expired';
+
 export interface ApprovalDecision {
   userId: string;
   approvalId: string;
@@ -57,7 +60,7 @@ export async function decideApproval(
   db: Db,
   input: ApprovalDecision,
   maxActiveTurnsPerUser: number,
-): Promise<{ outcome: ControlOutcome; turnId?: string }> {
+): Promise<{ outcome: ControlOutcome; turnId?: string; status?: DecidedStatus }> {
   return withTransaction(db, async (client) => {
     const found = await client.query<{ turn_id: string; task_id: string; expired: boolean }>(
       `SELECT turn_id, task_id, expires_at <= NOW() AS expired FROM approvals WHERE id = $1 AND user_id = $2`,
@@ -67,10 +70,13 @@ export async function decideApproval(
     if (!approval) return { outcome: 'not_found' };
     const turn = await lockTurnAndLane(client, approval.turn_id);
     const current = await client.query<{ status: string }>('SELECT status FROM approvals WHERE id = $1', [input.approvalId]);
-    if (!turn || current.rows[0]?.status !== 'pending' || isFinal(turn.status)) return { outcome: 'conflict' };
+    const status = current.rows[0]?.status;
+    if (status !== 'pending') return { outcome: 'conflict', status: status as DecidedStatus };
+    // A pending approval of a finished turn can no longer run: it reads as expired.
+    if (!turn || isFinal(turn.status)) return { outcome: 'conflict', status: 'expired' };
     if (approval.expired) {
       await expireLocked(client, turn, input.approvalId, maxActiveTurnsPerUser);
-      return { outcome: 'conflict', turnId: turn.id };
+      return { outcome: 'conflict', turnId: turn.id, status: 'expired' };
     }
 
     const approved = input.decision === 'approve';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { decideApproval, type Runtime } from '@assistant/shared';
+import { decideApproval, type DecidedStatus, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
@@ -33,9 +33,18 @@ export const approvalApi = defineRoutes({
     notFound: 'approval',
     body: decideApprovalBody,
     example: { decision: 'approve' },
-    responses: { 200: { description: 'decided', schema: shape.decisionResponse }, 409: failure('already decided or expired') },
+    responses: {
+      200: { description: 'decided', schema: shape.decisionResponse },
+      409: failure('already decided or expired; `details.status` says which: `approved`, `rejected` or `expired`'),
+    },
   },
 });
+
+/** 409 naming what the approval already is, so a client can tell "decided" from "expired". */
+function approvalConflict(status: DecidedStatus | undefined): HttpError {
+  const message = status === 'expired' ? 'the approval has expired' : `the approval was already ${status ?? 'decided'}`;
+  return new HttpError(409, 'conflict', message, { status });
+}
 
 export function approvalRoutes(runtime: Runtime): Router {
   const { db } = runtime;
@@ -61,10 +70,10 @@ export function approvalRoutes(runtime: Runtime): Router {
     decideApproval: async (req, res, { params, body }) => {
       const approvalId = params.id;
       const decision = { userId: userOf(req), approvalId, decision: body.decision };
-      const { outcome, turnId } = await decideApproval(db, decision, runtime.config.MAX_ACTIVE_TURNS_PER_USER);
+      const { outcome, turnId, status } = await decideApproval(db, decision, runtime.config.MAX_ACTIVE_TURNS_PER_USER);
       if (turnId) await runtime.outbox.flush(turnId);
       if (outcome === 'not_found') throw notFound('approval');
-      if (outcome === 'conflict') throw new HttpError(409, 'conflict', 'the approval was already decided or has expired');
+      if (outcome === 'conflict') throw approvalConflict(status);
       res.json({ id: approvalId, status: body.decision === 'approve' ? 'approved' : 'rejected' });
     },
   });
