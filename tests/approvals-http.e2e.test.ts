@@ -3,6 +3,7 @@ import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
 
 /** Deciding approvals over HTTP (docs/api.md#approvals): what a client is told. */
+const A_UUID = '123e4567-e89b-42d3-a456-426614174000';
 const model = new FakeModel();
 const system = new TestSystem();
 let api: Api;
@@ -10,13 +11,14 @@ let api: Api;
 beforeAll(async () => {
   await model.start();
   // One model step plans a folder per comma-separated name: in manual mode each waits for approval.
+  // The model may put a UUID where the user wrote UUID (the user's own text reaches it without one).
   model.script = (body) =>
     afterTools(body)
       ? { content: 'Done.' }
       : {
           toolCalls: userText(body)
             .split(',')
-            .map((name, i) => ({ name: 'create_folder', arguments: { name }, id: `call_${i}` })),
+            .map((name, i) => ({ name: 'create_folder', arguments: { name: name.replace('UUID', A_UUID) }, id: `call_${i}` })),
         };
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
   api = new Api(system.url);
@@ -52,5 +54,18 @@ describe('deciding an approval twice', () => {
     });
     const twice = await user.post(`/v1/approvals/${dropped?.id}`, { decision: 'approve' });
     expect(twice.body.error).toMatchObject({ message: 'the approval was already rejected', details: { status: 'rejected' } });
+  });
+});
+
+describe('the approvals list', () => {
+  it('shows the arguments as the tool_approval_request event did, without a UUID', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { turn_id: turnId } = await user.send('Plan UUID');
+    const [request] = await user
+      .events(turnId, { until: (event) => event.event === 'tool_approval_request' })
+      .then((events) => events.slice(-1));
+    const [approval] = await pendingApprovals(user, 1);
+    expect(approval).toMatchObject({ id: request?.data.approval_id, arguments: { name: 'Plan [hidden id]' } });
+    expect(approval).toMatchObject({ arguments: request?.data.arguments });
   });
 });

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { decideApproval, type DecidedStatus, type Runtime } from '@assistant/shared';
+import { decideApproval, eventArguments, type DecidedStatus, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
@@ -53,7 +53,7 @@ export function approvalRoutes(runtime: Runtime): Router {
       // An approval past its TTL reads as expired even before the expiry job has run. `approval_id`
       // is the name every event uses; `id` stays for clients written before it. The approvals of
       // one model step share created_at (one transaction): they follow their tasks' order.
-      const found = await db.query(
+      const found = await db.query<{ arguments: Record<string, unknown> | null }>(
         `SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
                 shown.status, t.session_key, a.created_at, a.expires_at, a.decided_at
          FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id
@@ -64,7 +64,8 @@ export function approvalRoutes(runtime: Runtime): Router {
          ORDER BY a.created_at, a.turn_id, k.position`,
         [userOf(req), query.status ?? null],
       );
-      res.json(found.rows);
+      // Arguments as the tool_approval_request event showed them: never a UUID.
+      res.json(found.rows.map((row) => ({ ...row, arguments: eventArguments(row.arguments) })));
     },
 
     decideApproval: async (req, res, { params, body }) => {
