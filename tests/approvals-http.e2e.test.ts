@@ -69,3 +69,18 @@ describe('the approvals list', () => {
     expect(approval).toMatchObject({ arguments: request?.data.arguments });
   });
 });
+
+describe('changing autonomous_mode while a turn waits', () => {
+  it('leaves the waiting approval to be decided as before', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { turn_id: turnId } = await user.send('Waiting');
+    const [approval] = await pendingApprovals(user, 1);
+    await system.waitFor(async () => (await user.get(`/v1/turns/${turnId}`)).body.status === 'awaiting_approval', 'awaiting approval');
+    expect((await user.patch('/v1/preferences', { autonomous_mode: true })).status).toBe(200);
+
+    expect((await user.get('/v1/approvals?status=pending')).body).toEqual([expect.objectContaining({ id: approval?.id })]);
+    expect((await user.get(`/v1/turns/${turnId}`)).body.status).toBe('awaiting_approval');
+    expect((await user.post(`/v1/approvals/${approval?.id}`, { decision: 'approve' })).status).toBe(200);
+    expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+  });
+});
