@@ -168,6 +168,15 @@ describe('whatsapp schemas and inbound mapping', () => {
     }
   });
 
+  it("stays silent on a group's messages, which are nobody's direct chat, and reads the rest of its batch", () => {
+    const body = fixture(whatsappText);
+    const value = body.entry[0]?.changes[0]?.value;
+    const [direct] = value?.messages ?? [];
+    if (!value || !direct) throw new Error('the text fixture has no message');
+    value.messages = [{ ...direct, id: 'wamid.in-group', group_id: 'Y2FwaV9ncm91cDpFWEFNUExFX0dST1VQX0lE' } as typeof direct, direct];
+    expect(read(body).map((message) => message.externalId)).toEqual([direct.id]);
+  });
+
   it('leaves out the parts of a batch of a shape it does not know, and reads the rest', () => {
     const batch = fixture(whatsappText) as { entry: unknown[] };
     const entry = batch.entry[0] as { changes: { value: { messages: unknown[]; statuses?: unknown[] } }[] };

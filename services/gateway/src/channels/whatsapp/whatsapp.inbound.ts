@@ -16,6 +16,9 @@ const SILENT = new Set(['reaction', 'system', 'ephemeral', 'request_welcome', 'e
  */
 export function whatsappInbound(payload: WhatsAppWebhook, options: ContentOptions = { vision: false }): InboundMessage[] {
   return received(payload).flatMap(({ message, contacts }) => {
+    // Groups are not supported (docs/channels.md#whatsapp-groups): read as its sender's direct chat, a
+    // group's every message would be answered in private and kept in their main session.
+    if (message.group_id !== undefined) return [];
     const ids = senderIds(message);
     if (!ids) return [];
     const content = readContent(message, options);

@@ -34,6 +34,8 @@ export const whatsappMessage = z.looseObject({
    */
   from: z.string().optional(),
   from_user_id: z.string().optional(),
+  /** Set on a message written in a WhatsApp group the business is in (Cloud API groups): not a direct chat. */
+  group_id: z.string().optional(),
   id: z.string(),
   timestamp: z.string(),
   type: z.string(),
