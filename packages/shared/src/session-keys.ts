@@ -4,7 +4,8 @@ export const MAIN_SESSION_KEY = 'agent:main:main';
 export const CHANNELS = ['api', 'web', 'telegram', 'whatsapp'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-const SESSION_KEY_PATTERN = /^agent:main:(?:main|(api|web|telegram|whatsapp):(direct|group):([A-Za-z0-9_.@+-]{1,128}))$/;
+/** A peer or group id of up to 256 characters: room for the longest the channels make (a WhatsApp BSUID, up to 135). */
+const SESSION_KEY_PATTERN = /^agent:main:(?:main|(api|web|telegram|whatsapp):(direct|group):([A-Za-z0-9_.@+-]{1,256}))$/;
 
 /** docs/channels.md#session-keys: `agent:main:main`, `agent:main:<channel>:direct:<peer>`, `agent:main:<channel>:group:<id>`. */
 export const sessionKeySchema = z
