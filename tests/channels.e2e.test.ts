@@ -795,6 +795,33 @@ describe('identities', () => {
   });
 });
 
+describe('the channel used last', () => {
+  it('stays the one the user wrote from last when WhatsApp delivers an older message again', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Redelivered' });
+    const { chat, waId } = await linkTelegramAndWhatsApp(user);
+    const older = waText(waId, 'from WhatsApp first');
+    expect((await postWhatsApp(older)).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 2, 'the WhatsApp answer');
+    expect((await postTelegram(tgText(chat, 'then from Telegram'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+    expect((await postWhatsApp(older)).status).toBe(200);
+
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const queue = new Queue('deliveries', { connection, prefix: system.prefix });
+    const events = new QueueEvents('deliveries', { connection, prefix: system.prefix });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add('notify', { userId: user.userId, text: 'Stretch' }, { jobId: `notify.${randomUUID()}` });
+      await job.waitUntilFinished(events, 20_000);
+      expect(telegram.received(chat).at(-1)?.body.text).toBe('Stretch');
+      expect(graph.received(waId)).toHaveLength(2);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+  });
+});
+
 describe('a notice outside the 24-hour window, without WHATSAPP_NOTICE_TEMPLATE', () => {
   const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
   let queue: Queue;

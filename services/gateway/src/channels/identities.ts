@@ -57,10 +57,10 @@ const asIdentity = (row: IdentityRow): Identity => ({
 export async function findIdentity(client: DbClient, message: InboundMessage, logger: Logger): Promise<Identity | undefined> {
   await lockIds(client, message);
   const found = await client.query<IdentityRow>(
-    `UPDATE channel_identities SET last_seen_at = NOW()
+    `SELECT ${IDENTITY_COLUMNS} FROM channel_identities
      WHERE id = (SELECT id FROM channel_identities WHERE channel = $1 AND (external_id = $2 OR bsuid = $3)
                  ORDER BY external_id = $2 DESC LIMIT 1)
-     RETURNING ${IDENTITY_COLUMNS}`,
+     FOR NO KEY UPDATE`,
     [message.channel, message.sender.id, message.sender.bsuid ?? null],
   );
   const row = found.rows[0];
@@ -70,6 +70,15 @@ export async function findIdentity(client: DbClient, message: InboundMessage, lo
   const moved = await readdressIdentity(client, message.channel, identity, message.sender);
   if (!moved) logger.info({ identityId: identity.id }, 'a WhatsApp number and BSUID belong to two identities: both left as they are');
   return moved ?? identity;
+}
+
+/**
+ * The identity wrote just now: its chat becomes the user's last-used one (lastUsedAddress). Only
+ * for a message seen for the first time: a redelivery of an older one must not take the notices
+ * back from the chat the user has written from since.
+ */
+export async function markIdentitySeen(client: DbClient, identityId: string): Promise<void> {
+  await client.query('UPDATE channel_identities SET last_seen_at = NOW() WHERE id = $1', [identityId]);
 }
 
 /** Locks each id the message names, a changed number's new ones too, until the transaction ends. */

@@ -21,6 +21,7 @@ import {
   findIdentity,
   fromIdentity,
   linkIdentity,
+  markIdentitySeen,
   readdressIdentity,
   type Identity,
 } from './identities';
@@ -171,6 +172,7 @@ async function record(
       },
     };
   }
+  if (identity) await markIdentitySeen(client, identity.id);
   const outcome = await handle(client, runtime, message, identity, rowId);
   await client.query(`UPDATE channel_messages SET user_id = $2, turn_id = $3, reply = $4, decision = $5, media = $6 WHERE id = $1`, [
     rowId,
