@@ -9,7 +9,8 @@ import { stuckTurnSweep } from './stuck-turn-sweeper';
 const { db, queues, outbox, prefix, redis, close } = publishing('stuck-turns');
 afterAll(close);
 
-const sweep = () => stuckTurnSweep({ db, queues, outbox, logger: { warn: () => undefined } as unknown as Logger });
+const runtime = { db, queues, outbox, logger: { warn: () => undefined } as unknown as Logger };
+const sweep = () => stuckTurnSweep(runtime, 0);
 
 async function turn(status: string, claim: string | null = null, sessionId?: string): Promise<{ id: string; sessionId: string }> {
   const session = sessionId ?? (await insertTestUser(db)).sessionId;
@@ -82,6 +83,20 @@ describe('stuck turn sweeper', () => {
     expect(await job('agent-turns', `stuck.${moving.id}.1`)).toBeUndefined();
     expect(await job('agent-turns', `stuck.${behind.id}.0`)).toBeUndefined();
     expect((await job('deliveries', `transcribe.${voiceNote}`))?.data).toEqual({ channelMessageId: voiceNote });
+  });
+  it('leaves the job of a tool started less than three of its timeouts ago: a process that lost its Redis may still run it', async () => {
+    const tooling = await turn('running');
+    const taskId = await runningTask(tooling.id);
+    await db.query(`UPDATE tasks SET started_at = NOW() - interval '50 seconds' WHERE id = $1`, [taskId]);
+    const pass = stuckTurnSweep(runtime, 20_000);
+    await pass();
+    await pass();
+    expect(await job('tool-calls', `task.${taskId}`)).toBeUndefined();
+    expect(await job('agent-turns', `stuck.${tooling.id}.0`)).toBeUndefined();
+
+    await db.query(`UPDATE tasks SET started_at = NOW() - interval '61 seconds' WHERE id = $1`, [taskId]);
+    await pass();
+    expect((await job('tool-calls', `task.${taskId}`))?.data).toEqual({ taskId, turnId: tooling.id });
   });
 });
 

@@ -9,6 +9,12 @@ import { NOT_FINISHED_SQL } from './turn-status';
 const PAGE = 1_000;
 
 /**
+ * A tool's job runs for at most this many of its timeouts: an MCP tool waits up to one for its
+ * server's connection, then makes two attempts of one each (a built-in tool only the attempts).
+ */
+const TOOL_RUN_TIMEOUTS = 3;
+
+/**
  * Every unfinished turn, with what names the jobs it waits for: whether it heads its session's
  * lane (a turn behind another waits for that one), the model call's claim (the id of the job that
  * owns it), the jobs of its running tools (`task.<id>`, the task's own or the one that handed on
@@ -19,6 +25,8 @@ const UNFINISHED = `SELECT t.id, t.lane_seq, t.session_id, t.status, t.version, 
     NOT EXISTS (SELECT 1 FROM turns o WHERE o.session_id = t.session_id AND o.${NOT_FINISHED_SQL} AND o.lane_seq < t.lane_seq) AS head,
     COALESCE(${DUE_AT_SQL} <= NOW(), true) AS due,
     ARRAY(SELECT COALESCE(k.run_by, k.id)::text || ':' || k.id FROM tasks k WHERE k.turn_id = t.id AND k.status = 'in_progress' ORDER BY k.id) AS tools,
+    ARRAY(SELECT COALESCE(k.run_by, k.id)::text FROM tasks k WHERE k.turn_id = t.id AND k.status = 'in_progress'
+      AND k.started_at > NOW() - make_interval(secs => $2::float8 / 1000)) AS running_tools,
     ARRAY(SELECT a.id::text FROM approvals a WHERE a.turn_id = t.id AND a.status = 'pending' AND a.expires_at < NOW() ORDER BY a.id) AS expired
   FROM turns t
   WHERE t.${NOT_FINISHED_SQL} AND t.lane_seq > $1
@@ -37,6 +45,8 @@ interface UnfinishedTurn {
   due: boolean;
   /** `<job task id>:<task id>` of each running tool. */
   tools: string[];
+  /** The job task ids of the running tools started too recently to have ended in any process. */
+  running_tools: string[];
   expired: string[];
 }
 
@@ -52,25 +62,31 @@ type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'outbox' | 'logger'>;
  * busy queue) is left alone, and several agent workers sweeping at once add one job. What runs
  * again stays exactly once: a model call is owned by the claim's job id, a tool by its task's
  * record (the tool worker's `ToolRunner`), a lane or advance job decides from the stored state.
- * A turn must stay unchanged for a whole interval (a minute by default, longer than a tool's two
- * attempts), so a job still running in a process that lost its Redis has ended by then.
+ * A turn must stay unchanged for a whole interval (a minute by default), so a job still running in
+ * a process that lost its Redis has ended by then; a tool's job, which may run for several of
+ * TOOL_TIMEOUT_MS, is queued again only once the tool has run longer than that (stuckTurnSweep).
  */
-export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number): () => void {
-  const sweep = stuckTurnSweep(runtime);
+export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number, toolTimeoutMs: number): () => void {
+  const sweep = stuckTurnSweep(runtime, toolTimeoutMs);
   const timer = setInterval(() => void sweep(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }
 
-/** One pass each time it is called (a pass still running makes it a no-op). */
-export function stuckTurnSweep(runtime: SweepRuntime): () => Promise<void> {
+/**
+ * One pass each time it is called (a pass still running makes it a no-op). A running tool's job is
+ * queued again only once the tool has run longer than its job can (TOOL_RUN_TIMEOUTS of
+ * `toolTimeoutMs`): before that, a tool worker that lost its job with its Redis may still be
+ * calling it, and a second run would make the call twice.
+ */
+export function stuckTurnSweep(runtime: SweepRuntime, toolTimeoutMs: number): () => Promise<void> {
   let seen = new Map<string, string>();
   let sweeping = false;
   return async () => {
     if (sweeping) return;
     sweeping = true;
     try {
-      const turns = await unfinishedTurns(runtime);
+      const turns = await unfinishedTurns(runtime, TOOL_RUN_TIMEOUTS * toolTimeoutMs);
       const now = new Map(turns.map((turn) => [turn.id, fingerprint(turn)]));
       const stuck = turns.filter((turn) => seen.get(turn.id) === now.get(turn.id));
       seen = now;
@@ -112,10 +128,10 @@ async function recover(runtime: SweepRuntime, turn: UnfinishedTurn): Promise<voi
   );
 }
 
-async function unfinishedTurns({ db }: SweepRuntime): Promise<UnfinishedTurn[]> {
+async function unfinishedTurns({ db }: SweepRuntime, toolRunMs: number): Promise<UnfinishedTurn[]> {
   const turns: UnfinishedTurn[] = [];
   for (let after = '0'; ;) {
-    const page = await db.query<UnfinishedTurn>(UNFINISHED, [after]);
+    const page = await db.query<UnfinishedTurn>(UNFINISHED, [after, toolRunMs]);
     turns.push(...page.rows);
     if (page.rows.length < PAGE) return turns;
     after = page.rows.at(-1)?.lane_seq as string;
@@ -143,7 +159,8 @@ function jobsNeeded(turn: UnfinishedTurn): OutboxJob[] {
       if (turn.claim !== null) return [outboxJob('agent-turns', 'advance', { turnId }, { jobId: turn.claim })];
       if (turn.tools.length > 0) {
         const jobTasks = new Set(turn.tools.map((tool) => tool.split(':')[0] as string));
-        return [...jobTasks].map((taskId) => outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId) }));
+        const ended = [...jobTasks].filter((taskId) => !turn.running_tools.includes(taskId));
+        return ended.map((taskId) => outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId) }));
       }
       return [outboxJob('agent-turns', 'advance', { turnId }, { jobId: jobId('stuck', `${turnId}.${turn.version}`) })];
     case 'awaiting_approval':
