@@ -98,6 +98,10 @@ describe('stuck turn sweeper', () => {
     await pass();
     expect((await job('tool-calls', `task.${taskId}`))?.data).toEqual({ taskId, turnId: tooling.id });
   });
+  it('reads each turn’s expired approvals through an index of the turn’s approvals, not through every approval kept', async () => {
+    const indexes = await db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'approvals'`);
+    expect(indexes.rows.map((row) => row.indexdef)).toContainEqual(expect.stringMatching(/\(turn_id\)$/));
+  });
 });
 
 describe('stuck turn sweeper, a job failed for good', () => {
