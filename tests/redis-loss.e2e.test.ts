@@ -32,8 +32,10 @@ beforeAll(async () => {
   // "Sleepy…" folders take 2 s to insert: long enough to kill their tool worker mid-tool.
   removeFaults = await injectFault(db, 'test_redis_loss', 'folders', `IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;`);
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  // A tool's job is queued again only after three of its timeouts: keep them short.
-  await system.start({ env: { OPENAI_BASE_URL: model.url, STUCK_TURN_SWEEP_MS: '500', TOOL_TIMEOUT_MS: '4000' } });
+  // A lost model call's or tool's job is queued again only after its timeout (a tool's: three): keep them short.
+  await system.start({
+    env: { OPENAI_BASE_URL: model.url, STUCK_TURN_SWEEP_MS: '500', MODEL_TIMEOUT_MS: '5000', TOOL_TIMEOUT_MS: '4000' },
+  });
   api = new Api(system.url);
 });
 

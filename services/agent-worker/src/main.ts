@@ -27,6 +27,9 @@ const runtime = runWorkerProcess(
   async () => turns?.parking.settled(),
 );
 startOutboxSweeper(runtime, runtime.config.OUTBOX_SWEEP_MS);
-startStuckTurnSweeper(runtime, runtime.config.STUCK_TURN_SWEEP_MS, runtime.config.TOOL_TIMEOUT_MS);
+startStuckTurnSweeper(runtime, runtime.config.STUCK_TURN_SWEEP_MS, {
+  modelTimeoutMs: runtime.config.MODEL_TIMEOUT_MS,
+  toolTimeoutMs: runtime.config.TOOL_TIMEOUT_MS,
+});
 startErasureSweeper(runtime);
 startReminderSweeper(runtime);

@@ -10,7 +10,7 @@ const { db, queues, outbox, prefix, redis, close } = publishing('stuck-turns');
 afterAll(close);
 
 const runtime = { db, queues, outbox, logger: { warn: () => undefined } as unknown as Logger };
-const sweep = () => stuckTurnSweep(runtime, 0);
+const sweep = () => stuckTurnSweep(runtime, { modelTimeoutMs: 0, toolTimeoutMs: 0 });
 
 async function turn(status: string, claim: string | null = null, sessionId?: string): Promise<{ id: string; sessionId: string }> {
   const session = sessionId ?? (await insertTestUser(db)).sessionId;
@@ -88,7 +88,7 @@ describe('stuck turn sweeper', () => {
     const tooling = await turn('running');
     const taskId = await runningTask(tooling.id);
     await db.query(`UPDATE tasks SET started_at = NOW() - interval '50 seconds' WHERE id = $1`, [taskId]);
-    const pass = stuckTurnSweep(runtime, 20_000);
+    const pass = stuckTurnSweep(runtime, { modelTimeoutMs: 0, toolTimeoutMs: 20_000 });
     await pass();
     await pass();
     expect(await job('tool-calls', `task.${taskId}`)).toBeUndefined();
@@ -98,6 +98,15 @@ describe('stuck turn sweeper', () => {
     await pass();
     expect((await job('tool-calls', `task.${taskId}`))?.data).toEqual({ taskId, turnId: tooling.id });
   });
+  it('leaves the job of a model call claimed less than its timeout ago: a worker that lost its Redis may still be making it', async () => {
+    const claimed = await turn('running', 'o.parked-model-step');
+    const pass = stuckTurnSweep(runtime, { modelTimeoutMs: 60_000, toolTimeoutMs: 0 });
+    await pass();
+    await pass();
+    expect(await job('agent-turns', 'o.parked-model-step')).toBeUndefined();
+    expect(await job('agent-turns', `stuck.${claimed.id}.0`)).toBeUndefined();
+  });
+
   it('reads each turn’s expired approvals through an index of the turn’s approvals, not through every approval kept', async () => {
     const indexes = await db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'approvals'`);
     expect(indexes.rows.map((row) => row.indexdef)).toContainEqual(expect.stringMatching(/\(turn_id\)$/));

@@ -63,32 +63,49 @@ type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'outbox' | 'logger'>;
  * again stays exactly once: a model call is owned by the claim's job id, a tool by its task's
  * record (the tool worker's `ToolRunner`), a lane or advance job decides from the stored state.
  * A turn must stay unchanged for a whole interval (a minute by default), so a job still running in
- * a process that lost its Redis has ended by then; a tool's job, which may run for several of
- * TOOL_TIMEOUT_MS, is queued again only once the tool has run longer than that (stuckTurnSweep).
+ * a process that lost its Redis has ended by then; a model call or a tool, which may take longer,
+ * is given its own time (stuckTurnSweep).
  */
-export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number, toolTimeoutMs: number): () => void {
-  const sweep = stuckTurnSweep(runtime, toolTimeoutMs);
+export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number, limits: CallLimits): () => void {
+  const sweep = stuckTurnSweep(runtime, limits);
   const timer = setInterval(() => void sweep(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }
 
+/** How long a model call (MODEL_TIMEOUT_MS) and a tool's attempt (TOOL_TIMEOUT_MS) may take. */
+export interface CallLimits {
+  modelTimeoutMs: number;
+  toolTimeoutMs: number;
+}
+
 /**
- * One pass each time it is called (a pass still running makes it a no-op). A running tool's job is
- * queued again only once the tool has run longer than its job can (TOOL_RUN_TIMEOUTS of
- * `toolTimeoutMs`): before that, a tool worker that lost its job with its Redis may still be
- * calling it, and a second run would make the call twice.
+ * One pass each time it is called (a pass still running makes it a no-op). A claimed model call's
+ * job is queued again only once the turn has stayed unchanged for `modelTimeoutMs` too, and a
+ * running tool's once the tool has run longer than its job can (TOOL_RUN_TIMEOUTS of
+ * `toolTimeoutMs`): before that, a worker that lost the job with its Redis may still be making
+ * the call (a parked model call goes on without its job), and a second run would make it twice.
  */
-export function stuckTurnSweep(runtime: SweepRuntime, toolTimeoutMs: number): () => Promise<void> {
-  let seen = new Map<string, string>();
+export function stuckTurnSweep(runtime: SweepRuntime, { modelTimeoutMs, toolTimeoutMs }: CallLimits): () => Promise<void> {
+  /** Each unfinished turn's fingerprint at the last pass, and since when it has had it. */
+  let seen = new Map<string, { fingerprint: string; since: number }>();
   let sweeping = false;
   return async () => {
     if (sweeping) return;
     sweeping = true;
     try {
       const turns = await unfinishedTurns(runtime, TOOL_RUN_TIMEOUTS * toolTimeoutMs);
-      const now = new Map(turns.map((turn) => [turn.id, fingerprint(turn)]));
-      const stuck = turns.filter((turn) => seen.get(turn.id) === now.get(turn.id));
+      const at = Date.now();
+      const now = new Map(
+        turns.map((turn) => {
+          const [print, before] = [fingerprint(turn), seen.get(turn.id)];
+          return [turn.id, { fingerprint: print, since: before?.fingerprint === print ? before.since : at }];
+        }),
+      );
+      const stuck = turns.filter((turn) => {
+        const [before, after] = [seen.get(turn.id), now.get(turn.id)];
+        return before?.fingerprint === after?.fingerprint && (turn.claim === null || at - (before?.since ?? at) >= modelTimeoutMs);
+      });
       seen = now;
       // One turn's trouble (Redis gone again) leaves the others to this pass and the next.
       const recovered = await Promise.allSettled(stuck.map((turn) => recover(runtime, turn)));
