@@ -19,6 +19,12 @@ describe('throttlePauseMs', () => {
     expect(throttlePauseMs(refusal(429, { 'retry-after': 'soon' }), 1, now)).toBe(2_000);
   });
 
+  it('backs off when the endpoint asks for no pause (zero, or a date gone by), rather than asking again at once over and over', () => {
+    expect(throttlePauseMs(refusal(429, { 'retry-after': '0' }), 2, now)).toBe(4_000);
+    expect(throttlePauseMs(refusal(429, { 'retry-after-ms': '0' }), 0, now)).toBe(1_000);
+    expect(throttlePauseMs(refusal(503, { 'retry-after': 'Sat, 28 Nov 2026 11:59:00 GMT' }), 1, now)).toBe(2_000);
+  });
+
   it('is not for other errors', () => {
     expect(throttlePauseMs(refusal(500), 0, now)).toBeUndefined();
     expect(throttlePauseMs(refusal(400), 0, now)).toBeUndefined();

@@ -45,7 +45,8 @@ const THROTTLING = new Set([429, 503, 529]);
 
 /**
  * The pause a model endpoint asked for when it refused a call for load (`retry-after-ms`, then
- * `Retry-After` in seconds or as a date; without either, 1, 2, 4… up to 32 s by `pauses`), or
+ * `Retry-After` in seconds or as a date; without either, or when it asks for none (zero, a date gone
+ * by: the step would call again at once, over and over), 1, 2, 4… up to 32 s by `pauses`), or
  * undefined for any other error.
  */
 export function throttlePauseMs(error: unknown, pauses: number, now = Date.now()): number | undefined {
@@ -53,7 +54,7 @@ export function throttlePauseMs(error: unknown, pauses: number, now = Date.now()
   if (status === undefined || !THROTTLING.has(status)) return undefined;
   const { headers } = error as APIError;
   const asked = retryAfterMs(headers?.get('retry-after-ms'), headers?.get('retry-after'), now);
-  return Math.min(MAX_THROTTLE_PAUSE_MS, asked ?? 1_000 * 2 ** Math.min(Math.max(0, pauses), 5));
+  return Math.min(MAX_THROTTLE_PAUSE_MS, asked || 1_000 * 2 ** Math.min(Math.max(0, pauses), 5));
 }
 
 function retryAfterMs(ms: string | null | undefined, after: string | null | undefined, now: number): number | undefined {
