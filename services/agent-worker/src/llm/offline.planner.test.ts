@@ -421,19 +421,7 @@ describe('OfflinePlanner', () => {
       expect(OFFLINE_HELP_PT).toContain('OPENAI_API_KEY');
     });
 
-    const examples = OFFLINE_HELP_PT.split('\n')
-      .filter((line) => line.startsWith('- '))
-      .flatMap((line) => line.slice(2).split(' / '));
-
-    it('lists an example for every tool', async () => {
-      const used = new Set<string>();
-      for (const example of examples) for (const [name] of await callsFor(example)) used.add(name);
-      expect([...used].sort()).toEqual([...TOOL_NAMES].sort());
-    });
-
-    it.each(examples)('example %p is recognised', async (example) => {
-      expect(await callsFor(example)).toHaveLength(1);
-    });
+    itRecognisesEveryExample(OFFLINE_HELP_PT, / \/ /);
   });
 
   describe('summarising tool results', () => {
@@ -520,18 +508,24 @@ describe('OfflinePlanner', () => {
     });
 
     // Every example the help shows must work, in both languages.
-    const examples = OFFLINE_HELP.split('\n')
-      .filter((line) => line.startsWith('- '))
-      .flatMap((line) => line.slice(2).split(/ \| | \/ /));
-
-    it('lists an example for every tool', async () => {
-      const used = new Set<string>();
-      for (const example of examples) for (const [name] of await callsFor(example)) used.add(name);
-      expect([...used].sort()).toEqual([...TOOL_NAMES].sort());
-    });
-
-    it.each(examples)('example %p is recognised', async (example) => {
-      expect(await callsFor(example)).toHaveLength(1);
-    });
+    itRecognisesEveryExample(OFFLINE_HELP, / \| | \/ /);
   });
 });
+
+/** Every example a help text lists (its `- ` lines, split at `separator`) is one call, and together they use every tool. */
+function itRecognisesEveryExample(help: string, separator: RegExp): void {
+  const examples = help
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .flatMap((line) => line.slice(2).split(separator));
+
+  it('lists an example for every tool', async () => {
+    const used = new Set<string>();
+    for (const example of examples) for (const [name] of await callsFor(example)) used.add(name);
+    expect([...used].sort()).toEqual([...TOOL_NAMES].sort());
+  });
+
+  it.each(examples)('example %p is recognised', async (example) => {
+    expect(await callsFor(example)).toHaveLength(1);
+  });
+}
