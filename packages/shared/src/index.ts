@@ -51,6 +51,7 @@ export * from './runtime';
 export * from './worker-process';
 export * from './job-processor';
 export * from './metrics';
+export * from './sweeps';
 export * from './turns/outbox-sweeper';
 export * from './turns/stuck-turn-sweeper';
 export * from './time/local-time';

@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime';
+import { everyInterval, singlePass } from '../sweeps';
 import { NOT_FINISHED_SQL } from './turn-status';
 
 /**
@@ -10,10 +11,7 @@ import { NOT_FINISHED_SQL } from './turn-status';
  * it. Publishing twice is harmless anyway (deduplicated events, deterministic job ids).
  */
 export function startOutboxSweeper(runtime: SweeperRuntime, intervalMs = 5_000): () => void {
-  const sweep = outboxSweep(runtime);
-  const timer = setInterval(() => void sweep(), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyInterval(outboxSweep(runtime), intervalMs);
 }
 
 type SweeperRuntime = Pick<Runtime, 'db' | 'outbox' | 'logger'>;
@@ -32,23 +30,14 @@ export function outboxSweep(runtime: SweeperRuntime): () => Promise<void> {
   // Each turn with pending entries, by the key of its first one: a turn that moves on between two
   // sweeps (each batch removed by the next job's load) never shows the same first entry twice.
   let suspects = new Map<string, string>();
-  let sweeping = false;
-  return async () => {
-    if (sweeping) return;
-    sweeping = true;
-    try {
-      const found = await runtime.db.query<{ id: string; first: string }>(PENDING_OUTBOXES);
-      const pending = new Map(found.rows.map((row) => [row.id, row.first]));
-      for (const [turnId, first] of pending) {
-        if (suspects.get(turnId) !== first) continue;
-        runtime.logger.warn({ turnId }, 'publishing a turn outbox left behind');
-        await runtime.outbox.flush(turnId);
-      }
-      suspects = pending;
-    } catch (error) {
-      runtime.logger.warn({ err: error }, 'outbox sweep failed');
-    } finally {
-      sweeping = false;
+  return singlePass(runtime.logger, 'outbox sweep', async () => {
+    const found = await runtime.db.query<{ id: string; first: string }>(PENDING_OUTBOXES);
+    const pending = new Map(found.rows.map((row) => [row.id, row.first]));
+    for (const [turnId, first] of pending) {
+      if (suspects.get(turnId) !== first) continue;
+      runtime.logger.warn({ turnId }, 'publishing a turn outbox left behind');
+      await runtime.outbox.flush(turnId);
     }
-  };
+    suspects = pending;
+  });
 }

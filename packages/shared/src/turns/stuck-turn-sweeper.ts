@@ -1,5 +1,6 @@
 import { jobId } from '../queues';
 import type { Runtime } from '../runtime';
+import { everyInterval, singlePass } from '../sweeps';
 import { failTurn, TURN_GAVE_UP } from './finishing';
 import { DUE_AT_SQL } from './lane-admission';
 import { addOutboxJob, outboxJob, type OutboxJob } from './outbox';
@@ -67,10 +68,7 @@ type SweepRuntime = Pick<Runtime, 'db' | 'queues' | 'outbox' | 'logger'>;
  * is given its own time (stuckTurnSweep).
  */
 export function startStuckTurnSweeper(runtime: SweepRuntime, intervalMs: number, limits: CallLimits): () => void {
-  const sweep = stuckTurnSweep(runtime, limits);
-  const timer = setInterval(() => void sweep(), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyInterval(stuckTurnSweep(runtime, limits), intervalMs);
 }
 
 /** How long a model call (MODEL_TIMEOUT_MS) and a tool's attempt (TOOL_TIMEOUT_MS) may take. */
@@ -89,34 +87,25 @@ export interface CallLimits {
 export function stuckTurnSweep(runtime: SweepRuntime, { modelTimeoutMs, toolTimeoutMs }: CallLimits): () => Promise<void> {
   /** Each unfinished turn's fingerprint at the last pass, and since when it has had it. */
   let seen = new Map<string, { fingerprint: string; since: number }>();
-  let sweeping = false;
-  return async () => {
-    if (sweeping) return;
-    sweeping = true;
-    try {
-      const turns = await unfinishedTurns(runtime, TOOL_RUN_TIMEOUTS * toolTimeoutMs);
-      const at = Date.now();
-      const now = new Map(
-        turns.map((turn) => {
-          const [print, before] = [fingerprint(turn), seen.get(turn.id)];
-          return [turn.id, { fingerprint: print, since: before?.fingerprint === print ? before.since : at }];
-        }),
-      );
-      const stuck = turns.filter((turn) => {
-        const [before, after] = [seen.get(turn.id), now.get(turn.id)];
-        return before?.fingerprint === after?.fingerprint && (turn.claim === null || at - (before?.since ?? at) >= modelTimeoutMs);
-      });
-      seen = now;
-      // One turn's trouble (Redis gone again) leaves the others to this pass and the next.
-      const recovered = await Promise.allSettled(stuck.map((turn) => recover(runtime, turn)));
-      const failed = recovered.find((outcome) => outcome.status === 'rejected');
-      if (failed) runtime.logger.warn({ err: failed.reason }, 'stuck turn sweep failed');
-    } catch (error) {
-      runtime.logger.warn({ err: error }, 'stuck turn sweep failed');
-    } finally {
-      sweeping = false;
-    }
-  };
+  return singlePass(runtime.logger, 'stuck turn sweep', async () => {
+    const turns = await unfinishedTurns(runtime, TOOL_RUN_TIMEOUTS * toolTimeoutMs);
+    const at = Date.now();
+    const now = new Map(
+      turns.map((turn) => {
+        const [print, before] = [fingerprint(turn), seen.get(turn.id)];
+        return [turn.id, { fingerprint: print, since: before?.fingerprint === print ? before.since : at }];
+      }),
+    );
+    const stuck = turns.filter((turn) => {
+      const [before, after] = [seen.get(turn.id), now.get(turn.id)];
+      return before?.fingerprint === after?.fingerprint && (turn.claim === null || at - (before?.since ?? at) >= modelTimeoutMs);
+    });
+    seen = now;
+    // One turn's trouble (Redis gone again) leaves the others to this pass and the next.
+    const recovered = await Promise.allSettled(stuck.map((turn) => recover(runtime, turn)));
+    const failed = recovered.find((outcome) => outcome.status === 'rejected');
+    if (failed) runtime.logger.warn({ err: failed.reason }, 'stuck turn sweep failed');
+  });
 }
 
 /**

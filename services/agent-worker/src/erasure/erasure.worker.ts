@@ -1,4 +1,4 @@
-import { enqueueErasure, removeWhenDone, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
+import { enqueueErasure, everyInterval, removeWhenDone, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
 import { eraseUser, type ErasureDeps } from './erase-user';
 import { removeEndedJobs } from './remove-user-jobs';
 
@@ -45,7 +45,5 @@ export function startErasureSweeper(runtime: Pick<Runtime, 'db' | 'queues' | 'lo
       runtime.logger.warn({ err: error }, 'erasure sweep failed');
     }
   };
-  const timer = setInterval(() => void sweep(), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyInterval(sweep, intervalMs);
 }

@@ -1,4 +1,4 @@
-import { addOutboxJob, reminderFireJob, reminderFireJobId, type Runtime } from '@assistant/shared';
+import { addOutboxJob, everyInterval, reminderFireJob, reminderFireJobId, type Runtime } from '@assistant/shared';
 
 /** A reminder this late has lost its job: its own job fires it on time, or within a backlog's wait. */
 const OVERDUE_SECONDS = 60;
@@ -20,9 +20,7 @@ type SweepDeps = Pick<Runtime, 'db' | 'queues' | 'logger'>;
  * fire job's own checks keep a retried one from firing twice.
  */
 export function startReminderSweeper(deps: SweepDeps, intervalMs = 60_000): () => void {
-  const timer = setInterval(() => void sweepOverdueReminders(deps), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return everyInterval(() => sweepOverdueReminders(deps), intervalMs);
 }
 
 export async function sweepOverdueReminders(deps: SweepDeps): Promise<void> {
