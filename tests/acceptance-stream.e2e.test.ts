@@ -42,6 +42,7 @@ beforeAll(async () => {
     if (text.startsWith('tool then hold ')) {
       return afterTools(body) ? held.hold(text) : { toolCalls: [{ name: 'list_habits', arguments: {} }] };
     }
+    if (text.startsWith('same ')) return { toolCalls: [{ name: 'list_habits', arguments: {} }] };
     return { content: `echo: ${text}` };
   };
   db = testDb();
@@ -367,6 +368,38 @@ describe('iteration limits', () => {
     expect(events.at(-1)?.data.status).toBe('limit_reached');
     expect(await status(user, turnId)).toBe('limit_reached');
     expect(String(events.find((event) => event.event === 'message')?.data.content).length).toBeGreaterThan(0);
+  });
+});
+
+describe('answers written by the system', () => {
+  const streamedText = (events: StreamEvent[]) =>
+    events
+      .filter((event) => event.event === 'token')
+      .map((event) => event.data.delta)
+      .join('');
+
+  it('three identical calls: the explanation streams as tokens, then message and done limit_reached', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { events } = await user.converse('same again');
+    const message = String(events.find((event) => event.event === 'message')?.data.content);
+    expect(message).toMatch(/list_habits/);
+    expect(streamedText(events)).toBe(message);
+    expect(types(events).slice(-3)).toEqual(['token', 'message', 'done']);
+    expect(events.at(-1)?.data.status).toBe('limit_reached');
+  });
+
+  it('continue false: the reply streams as tokens, then message and done completed', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { turn_id: turnId } = await user.send('broken Stop here');
+    const asked = await user.events(turnId, { until: (event) => event.event === 'ask_user_continue' });
+    await waitFor(async () => (await status(user, turnId)) === 'awaiting_user', 'awaiting user');
+    expect((await user.post(`/v1/turns/${turnId}/continue`, { continue: false })).status).toBe(202);
+    const rest = await user.events(turnId, { lastEventId: asked.at(-1)?.id });
+    const message = String(rest.find((event) => event.event === 'message')?.data.content);
+    expect(message).toMatch(/Stopped as you asked/);
+    expect(streamedText(rest)).toBe(message);
+    expect(types(rest).slice(-3)).toEqual(['token', 'message', 'done']);
+    expect(rest.at(-1)?.data.status).toBe('completed');
   });
 });
 

@@ -47,7 +47,9 @@ export async function answerContinue(
       turn.id,
       content,
     ]);
-    await finish(client, turn, 'completed', [...skipped, outboxEvent({ type: 'message', role: 'assistant', content })]);
+    // Streamed like a model's answer, so a client that shows the tokens shows it too.
+    const answer = [outboxEvent({ type: 'token', delta: content }), outboxEvent({ type: 'message', role: 'assistant', content })];
+    await finish(client, turn, 'completed', [...skipped, ...answer]);
     return 'ok';
   });
 }

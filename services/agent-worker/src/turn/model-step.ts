@@ -139,6 +139,9 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       const explanation =
         `I stopped: I was about to call ${repeated} with the same arguments ${LOOP_LENGTH} times in a row, ` +
         'which means something is not working as expected. Tell me how you would like to proceed.';
+      // Streamed like an answer of the model's own, after any text it wrote beside the calls, so
+      // a client that shows the tokens shows why the turn stopped.
+      tokens.push(response.content.trim() === '' ? explanation : `\n\n${explanation}`);
       return answer(deps.machine, state, claim, explanation, 'limit_reached', {
         countIteration: true,
         usage: response.usage,
