@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { Api, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
-import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
+import { afterTools, FakeModel, userText, type ChatRequestBody } from '../scripts/lib/fake-model';
 import { HeldReplies } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
 import { waitFor } from '../scripts/lib/wait-for';
@@ -371,6 +371,44 @@ describe('iteration limits', () => {
   });
 });
 
+/** Tool call ids of assistant messages that no tool message answers: a real endpoint refuses such a request. */
+function unansweredCalls(body: ChatRequestBody): string[] {
+  const answered = new Set(body.messages.flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])));
+  return body.messages
+    .flatMap((message) => (message.tool_calls ?? []) as { id: string }[])
+    .map((call) => call.id)
+    .filter((id) => !answered.has(id));
+}
+
+describe('the history after a turn that ended with tool calls unanswered', () => {
+  it.each([
+    ['interrupted while its model answered', 'interrupt'],
+    ['cancelled while its model answered', 'cancel'],
+    ['at its last iteration, whose answer came with tool calls anyway', 'limit'],
+  ])('%s: the next request answers every tool call it shows', async (_case, how) => {
+    const user = await api.createUser(system.adminToken, {
+      preferences: { autonomous_mode: true, ...(how === 'limit' ? { max_iterations: 1 } : {}) },
+    });
+    const text = `hold dangling ${how}`;
+    const old = await user.send(text);
+    await waitFor(() => held.isHeld(text), 'the model call');
+    const calls = { toolCalls: [{ name: 'list_habits', arguments: {} }] };
+    if (how === 'limit') held.release(text, { content: 'Partly.', ...calls });
+    else {
+      if (how === 'interrupt') expect((await post(user, 'next please', 'interrupt')).status).toBe(202);
+      else expect((await user.post(`/v1/turns/${old.turn_id}/cancel`)).status).toBe(202);
+      held.release(text, calls);
+      await waitFor(async () => (await user.get(`/v1/turns/${old.turn_id}`)).body.iterations === 1, 'the late answer stored');
+    }
+    await user.events(old.turn_id);
+    const next = await user.converse('after dangling');
+    expect(next.events.at(-1)?.data.status).toBe(how === 'limit' ? 'limit_reached' : 'completed');
+    const request = model.requests.filter((r) => userText(r.body) === 'after dangling').at(-1);
+    expect(request?.raw).toContain(text);
+    expect(unansweredCalls(request!.body)).toEqual([]);
+  });
+});
+
 describe('answers written by the system', () => {
   const streamedText = (events: StreamEvent[]) =>
     events
@@ -416,4 +454,10 @@ describe('budget_exhausted', () => {
     expect(events.at(-1)?.data.status).toBe('failed');
     expect(seqs(events)).toEqual(events.map((_, i) => i + 1));
   });
+});
+
+// Last, over every turn above: cancels, interrupts, limits, loops and refusals included.
+it('never showed the model a tool call without its result', () => {
+  expect(model.requests.length).toBeGreaterThan(20);
+  for (const request of model.requests) expect(unansweredCalls(request.body)).toEqual([]);
 });
