@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Api, type StreamEvent } from '../scripts/lib/api';
 import { injectFault, testDb } from './helpers/db';
 import { afterTools, FakeModel, userText, type ChatRequestBody } from '../scripts/lib/fake-model';
-import { HeldReplies } from './helpers/held-model';
+import { HeldReplies, trailingUserTexts } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
 import { waitFor } from '../scripts/lib/wait-for';
 
@@ -164,11 +164,13 @@ describe('resuming a stream', () => {
     const user = await api.createUser(system.adminToken);
     const { turn_id: turnId } = await user.send('hold heartbeat');
     await waitFor(() => held.isHeld('hold heartbeat'), 'the model call');
-    const seen = rawStream(user, turnId, (text) => text.includes('event: done'));
+    // Read until the server ends the stream.
+    const seen = rawStream(user, turnId, () => false);
     const beat = await rawStream(user, turnId, (text) => /\n: [a-z]+\n\n/.test(text.slice(text.indexOf('event: turn_started'))));
     expect(beat).toContain('event: turn_started');
     held.release('hold heartbeat');
-    expect(await seen).toContain('event: done');
+    const whole = await seen;
+    expect(whole.slice(whole.lastIndexOf('\n\nid: ') + 2)).toMatch(/^id: \S+\nevent: done\ndata: .*\n\n$/);
   });
 
   it('lets a client at the cap that drops its stream reconnect at once with Last-Event-ID', async () => {
@@ -265,6 +267,24 @@ describe('if_busy and cancel against a waiting turn', () => {
     for (const i of [0, 1, 2, 3]) held.release(`hold slot ${i}`);
     for (const other of others) await user.events(other.body.turn_id);
     expect(types(await user.events(queued.turn_id)).at(-1)).toBe('done');
+  });
+
+  it('interrupt while the session has only a queued turn: that turn is cancelled and the new one reads its message', async () => {
+    const user = await api.createUser(system.adminToken);
+    const others = await Promise.all(
+      [0, 1, 2, 3].map((i) => user.post('/v1/messages', { text: `hold busy ${i}`, session_key: `agent:main:api:direct:b${i}` })),
+    );
+    await waitFor(() => [0, 1, 2, 3].every((i) => held.isHeld(`hold busy ${i}`)), 'four running turns');
+    const queued = await user.send('first thought');
+    const interrupting = await post(user, 'second thought', 'interrupt');
+    expect(interrupting.status).toBe(202);
+    expect((await user.events(queued.turn_id)).at(-1)?.data.status).toBe('cancelled');
+    for (const i of [0, 1, 2, 3]) held.release(`hold busy ${i}`);
+    for (const other of others) await user.events(other.body.turn_id);
+    const events = await user.events(interrupting.body.turn_id);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    const request = model.requests.filter((r) => userText(r.body) === 'second thought').at(-1);
+    expect(trailingUserTexts(request!.body)).toEqual(['first thought', 'second thought']);
   });
 
   it('interrupt while awaiting approval: the approval can no longer run the tool, and the new turn answers', async () => {
