@@ -1,4 +1,4 @@
-import { Api } from '../scripts/lib/api';
+import { Api, type ApiResponse } from '../scripts/lib/api';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
 
@@ -67,6 +67,26 @@ describe('the approvals list', () => {
     const [approval] = await pendingApprovals(user, 1);
     expect(approval).toMatchObject({ id: request?.data.approval_id, arguments: { name: 'Plan [hidden id]' } });
     expect(approval).toMatchObject({ arguments: request?.data.arguments });
+  });
+});
+
+describe('the approvals list in pages', () => {
+  it('gives at most limit approvals, oldest first, and the rest behind its Link, filter kept', async () => {
+    const user = await api.createUser(system.adminToken);
+    await user.send('First,Second,Third,Fourth,Fifth');
+    const all = await pendingApprovals(user, 5);
+    expect((await user.get('/v1/approvals?status=pending')).headers.get('link')).toBeNull();
+    const pages: { id: string }[][] = [];
+    for (let next: string | undefined = '/v1/approvals?status=pending&limit=2'; next;) {
+      const page: ApiResponse<{ id: string }[]> = await user.get<{ id: string }[]>(next);
+      pages.push(page.body);
+      next = /^<([^>]+)>; rel="next"$/.exec(page.headers.get('link') ?? '')?.[1];
+      if (next) expect(next).toContain('status=pending');
+    }
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(pages.flat().map((approval) => approval.id)).toEqual(all.map((approval) => approval.id));
+    expect((await user.get('/v1/approvals?limit=0')).status).toBe(400);
+    expect((await user.get('/v1/approvals?after=yesterday')).status).toBe(400);
   });
 });
 

@@ -1,16 +1,20 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { decideApproval, eventArguments, type DecidedStatus, type Runtime } from '@assistant/shared';
+import { decideApproval, type DecidedStatus, type Runtime } from '@assistant/shared';
+import { APPROVAL_STATUSES, approvalsPage } from '../approvals/approvals-page';
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { HttpError, notFound } from '../http/errors';
+import { DEFAULT_PAGE_LIMIT, nextPageLink, pageLimit } from '../http/pages';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 
-const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
-
-export const listApprovalsQuery = z.object({ status: z.enum(APPROVAL_STATUSES).optional() });
+export const listApprovalsQuery = z.object({
+  status: z.enum(APPROVAL_STATUSES).optional(),
+  limit: pageLimit,
+  after: uuidParam.optional().meta({ description: "the id of the previous page's last approval, from its Link header" }),
+});
 export const decideApprovalBody = z.strictObject({ decision: z.enum(['approve', 'reject']) });
 
 export const approvalApi = defineRoutes({
@@ -21,7 +25,7 @@ export const approvalApi = defineRoutes({
     summary: 'Approvals of tool calls in manual mode',
     auth: 'user',
     query: listApprovalsQuery,
-    responses: { 200: { description: 'oldest first', schema: z.array(shape.approvalResponse) } },
+    responses: { 200: { description: 'oldest first; a Link header names the next page', schema: z.array(shape.approvalResponse) } },
   },
   decideApproval: {
     method: 'post',
@@ -50,22 +54,9 @@ export function approvalRoutes(runtime: Runtime): Router {
   const { db } = runtime;
   return apiRouter(approvalApi, {
     listApprovals: async (req, res, { query }) => {
-      // An approval past its TTL reads as expired even before the expiry job has run. `approval_id`
-      // is the name every event uses; `id` stays for clients written before it. The approvals of
-      // one model step share created_at (one transaction): they follow their tasks' order.
-      const found = await db.query<{ arguments: Record<string, unknown> | null }>(
-        `SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
-                shown.status, t.session_key, a.created_at, a.expires_at, a.decided_at
-         FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id
-         CROSS JOIN LATERAL (
-           SELECT CASE WHEN a.status = 'pending' AND a.expires_at <= NOW() THEN 'expired' ELSE a.status END AS status
-         ) shown
-         WHERE a.user_id = $1 AND ($2::text IS NULL OR shown.status = $2)
-         ORDER BY a.created_at, a.turn_id, k.position`,
-        [userOf(req), query.status ?? null],
-      );
-      // Arguments as the tool_approval_request event showed them: never a UUID.
-      res.json(found.rows.map((row) => ({ ...row, arguments: eventArguments(row.arguments) })));
+      const page = await approvalsPage(db, userOf(req), { ...query, limit: query.limit ?? DEFAULT_PAGE_LIMIT });
+      if (page.next) res.set('Link', nextPageLink('/v1/approvals', { status: query.status, limit: query.limit, after: page.next }));
+      res.json(page.rows);
     },
 
     decideApproval: async (req, res, { params, body }) => {

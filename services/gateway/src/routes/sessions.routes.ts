@@ -4,17 +4,11 @@ import { MAIN_SESSION_KEY, sessionKeySchema, withTransaction, type Runtime } fro
 import { apiRouter } from '../http/api-router';
 import { userOf } from '../http/auth';
 import { notFound } from '../http/errors';
+import { DEFAULT_PAGE_LIMIT, nextPageLink } from '../http/pages';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 import { resetSession } from '../sessions/reset-session';
-import {
-  DEFAULT_PAGE_LIMIT,
-  messagesPage,
-  messagesPageQuery,
-  nextPageLink,
-  sessionsPage,
-  sessionsPageQuery,
-} from '../sessions/session-pages';
+import { messagesPage, messagesPageQuery, sessionsPage, sessionsPageQuery } from '../sessions/session-pages';
 
 const sessionKey = { key: sessionKeySchema };
 
@@ -59,7 +53,7 @@ export function sessionRoutes(runtime: Runtime): Router {
   return apiRouter(sessionApi, {
     listSessions: async (req, res, { query }) => {
       const page = await sessionsPage(db, userOf(req), query.limit ?? DEFAULT_PAGE_LIMIT, query.before);
-      if (page.next) res.set('Link', nextPageLink('/v1/sessions', query.limit, page.next));
+      if (page.next) res.set('Link', nextPageLink('/v1/sessions', { limit: query.limit, before: page.next }));
       res.json(page.rows);
     },
 
@@ -79,7 +73,8 @@ export function sessionRoutes(runtime: Runtime): Router {
         return;
       }
       const page = await messagesPage(db, sessionId, query.limit ?? DEFAULT_PAGE_LIMIT, query.before);
-      if (page.next) res.set('Link', nextPageLink(`/v1/sessions/${encodeURIComponent(params.key)}/messages`, query.limit, page.next));
+      if (page.next)
+        res.set('Link', nextPageLink(`/v1/sessions/${encodeURIComponent(params.key)}/messages`, { limit: query.limit, before: page.next }));
       res.json(page.rows);
     },
 

@@ -1,16 +1,6 @@
 import { z } from 'zod';
 import type { Queryable } from '@assistant/shared';
-
-/** Items one page of `GET /v1/sessions` or of a session's messages holds, unless `limit` asks for fewer or more. */
-export const DEFAULT_PAGE_LIMIT = 1_000;
-export const MAX_PAGE_LIMIT = 1_000;
-
-const pageLimit = z
-  .string()
-  .regex(/^[0-9]+$/, 'a whole number, in digits')
-  .pipe(z.coerce.number<string>().int().min(1).max(MAX_PAGE_LIMIT))
-  .optional()
-  .meta({ description: `items per page, 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT})` });
+import { pageLimit, type Page } from '../http/pages';
 
 export const sessionsPageQuery = z.object({
   limit: pageLimit,
@@ -29,12 +19,6 @@ export const messagesPageQuery = z.object({
     .optional()
     .meta({ description: 'only messages older than this message id (the Link header of the previous page names it)' }),
 });
-
-export interface Page<T> {
-  rows: T[];
-  /** The cursor (`before`) of the page after this one, when there is one. */
-  next?: string;
-}
 
 /**
  * A user's sessions, most recently active first, ties by id so that pages neither repeat nor skip
@@ -73,10 +57,4 @@ export async function messagesPage(db: Queryable, sessionId: string, limit: numb
   const rows = found.rows.slice(-limit);
   const next = found.rows.length > limit ? rows[0]?.id : undefined;
   return { rows, ...(next !== undefined ? { next: String(next) } : {}) };
-}
-
-/** The Link header naming the next page (RFC 8288), as GitHub's API gives one. */
-export function nextPageLink(path: string, limit: number | undefined, next: string): string {
-  const query = new URLSearchParams({ ...(limit !== undefined ? { limit: String(limit) } : {}), before: next });
-  return `<${path}?${query.toString()}>; rel="next"`;
 }
