@@ -1,12 +1,15 @@
+import type pg from 'pg';
 import { Api, type ApiResponse } from '../scripts/lib/api';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
+import { testDb } from './helpers/db';
 
 /** Deciding approvals over HTTP (docs/api.md#approvals): what a client is told. */
 const A_UUID = '123e4567-e89b-42d3-a456-426614174000';
 const model = new FakeModel();
 const system = new TestSystem();
 let api: Api;
+let db: pg.Pool;
 
 beforeAll(async () => {
   await model.start();
@@ -22,9 +25,11 @@ beforeAll(async () => {
         };
   await system.start({ env: { OPENAI_BASE_URL: model.url } });
   api = new Api(system.url);
+  db = testDb();
 });
 
 afterAll(async () => {
+  await db.end();
   await system.stop();
   await model.stop();
 });
@@ -67,6 +72,30 @@ describe('the approvals list', () => {
     const [approval] = await pendingApprovals(user, 1);
     expect(approval).toMatchObject({ id: request?.data.approval_id, arguments: { name: 'Plan [hidden id]' } });
     expect(approval).toMatchObject({ arguments: request?.data.arguments });
+  });
+});
+
+describe('an approval past its expiry before the expiry job has run', () => {
+  it('reads expired, decided when it expired, before and after a decision answers 409', async () => {
+    const user = await api.createUser(system.adminToken);
+    const { turn_id: turnId } = await user.send('Overdue');
+    const [approval] = await pendingApprovals(user, 1);
+    // Its job is due in APPROVAL_TTL_SECONDS (a day): only its expiry is moved into the past.
+    const moved = await db.query<{ expires_at: Date }>(
+      `UPDATE approvals SET expires_at = NOW() - INTERVAL '1 minute' WHERE id = $1 RETURNING expires_at`,
+      [approval?.id],
+    );
+    const expiredAt = moved.rows[0]?.expires_at.toISOString();
+    const listed = (await user.get('/v1/approvals')).body;
+    expect(listed).toEqual([
+      expect.objectContaining({ id: approval?.id, status: 'expired', expires_at: expiredAt, decided_at: expiredAt }),
+    ]);
+    expect((await user.get('/v1/approvals?status=pending')).body).toEqual([]);
+
+    const late = await user.post(`/v1/approvals/${approval?.id}`, { decision: 'approve' });
+    expect([late.status, late.body.error?.details]).toEqual([409, { status: 'expired' }]);
+    expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+    expect((await user.get('/v1/approvals')).body).toEqual(listed);
   });
 });
 

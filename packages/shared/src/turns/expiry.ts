@@ -11,7 +11,8 @@ import { isFinal } from './turn-status';
  * The caller holds the turn and its lane's locks (lockTurnAndLane).
  */
 export async function expireLocked(client: DbClient, turn: LockedTurn, approvalId: string, maxActiveTurnsPerUser: number): Promise<void> {
-  await client.query(`UPDATE approvals SET status = 'expired', decided_at = NOW() WHERE id = $1`, [approvalId]);
+  // Expired when its TTL ran out, whenever this runs: as GET /v1/approvals showed it meanwhile.
+  await client.query(`UPDATE approvals SET status = 'expired', decided_at = expires_at WHERE id = $1`, [approvalId]);
   const task = await client.query<{ ref: string; call_id: string }>(
     `UPDATE tasks SET status = 'skipped', finished_at = NOW()
      WHERE id = (SELECT task_id FROM approvals WHERE id = $1) AND status = 'awaiting_approval' RETURNING ref, call_id`,

@@ -2,7 +2,7 @@ import { eventArguments, type Queryable } from '@assistant/shared';
 import type { Page } from '../http/pages';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 export interface ApprovalsPageQuery {
   status?: ApprovalStatus;
@@ -15,16 +15,19 @@ export interface ApprovalsPageQuery {
  * A user's approvals oldest first, `limit` of them after the approval `after`; the cursor of the
  * next page is the id of this page's last one. The approvals of one model step share created_at
  * (one transaction): they follow their tasks' order, so (created_at, turn, position) orders every
- * approval once. One past its TTL reads as expired even before the expiry job has run. `approval_id`
- * is the name every event uses; `id` stays for clients written before it.
+ * approval once. One past its TTL reads as expired, decided when it expired (as the expiry job
+ * records it), even before that job has run. `approval_id` is the name every event uses; `id`
+ * stays for clients written before it.
  */
 export async function approvalsPage(db: Queryable, userId: string, query: ApprovalsPageQuery): Promise<Page<object>> {
   const found = await db.query<{ id: string; arguments: Record<string, unknown> | null }>(
     `SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
-            shown.status, t.session_key, a.created_at, a.expires_at, a.decided_at
+            shown.status, t.session_key, a.created_at, a.expires_at, shown.decided_at
      FROM approvals a JOIN tasks k ON k.id = a.task_id JOIN turns t ON t.id = a.turn_id
+     CROSS JOIN LATERAL (SELECT a.status = 'pending' AND a.expires_at <= NOW() AS overdue) due
      CROSS JOIN LATERAL (
-       SELECT CASE WHEN a.status = 'pending' AND a.expires_at <= NOW() THEN 'expired' ELSE a.status END AS status
+       SELECT CASE WHEN due.overdue THEN 'expired' ELSE a.status END AS status,
+              CASE WHEN due.overdue THEN a.expires_at ELSE a.decided_at END AS decided_at
      ) shown
      WHERE a.user_id = $1 AND ($2::text IS NULL OR shown.status = $2)
        AND ($3::uuid IS NULL OR (a.created_at, a.turn_id, k.position) > (
