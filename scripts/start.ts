@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ConfigError, migrate, parseConfig, redactUrl, type Config } from '@assistant/shared';
@@ -100,18 +100,26 @@ function readSettingsOrExit(): { config: Config; settings: StartSettings } {
   process.exit(1);
 }
 
-/** Whether the gateway can listen on `port`: one that cannot would be restarted forever. */
-async function portFree(port: number): Promise<boolean> {
+/**
+ * The port the gateway will listen on: `port` if it can (one that cannot would be restarted
+ * forever), or for PORT=0 one the system chooses now, so that the address printed stays the
+ * gateway's across its restarts.
+ */
+async function gatewayPort(port: number): Promise<number | undefined> {
   const probe = createServer();
   return new Promise((resolve) => {
-    probe.once('error', () => resolve(false));
-    probe.listen(port, () => probe.close(() => resolve(true)));
+    probe.once('error', () => resolve(undefined));
+    probe.listen(port, () => {
+      const { port: chosen } = probe.address() as AddressInfo;
+      probe.close(() => resolve(chosen));
+    });
   });
 }
 
 async function main(): Promise<void> {
   const { config, settings } = readSettingsOrExit();
-  if (!(await portFree(config.PORT))) {
+  const port = await gatewayPort(config.PORT);
+  if (port === undefined) {
     process.stderr.write(`[start] PORT ${config.PORT} is taken by another program (or not allowed): stop it or set PORT\n`);
     process.exit(1);
   }
@@ -138,7 +146,7 @@ async function main(): Promise<void> {
   cleanUp = () => stopServers();
   servers = services.pids;
   report();
-  const env = { ...process.env, ...services.env, ADMIN_TOKEN: adminToken(dataDir) };
+  const env = { ...process.env, ...services.env, ADMIN_TOKEN: adminToken(dataDir), PORT: String(port) };
   const databaseUrl = services.env.DATABASE_URL ?? config.DATABASE_URL;
   say(`migrating ${redactUrl(databaseUrl)}`);
   const applied = await migrate(databaseUrl);
@@ -179,7 +187,7 @@ async function main(): Promise<void> {
     });
   };
   for (const service of SERVICES) launch(service);
-  say(`gateway on http://localhost:${config.PORT} — Ctrl-C stops everything`);
+  say(`gateway on http://localhost:${port} — Ctrl-C stops everything`);
 
   // Ctrl-C, kill, docker stop, systemd, a closed terminal: each drains the processes, then stops the servers.
   const stop = (reason: string) => {

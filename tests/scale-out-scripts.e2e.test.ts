@@ -29,26 +29,46 @@ afterAll(() => {
   for (const pid of ours()) process.kill(pid, 'SIGKILL');
 });
 
-it.each([
-  ['start:gateway', 'gateway listening'],
-  ['start:agent-worker', 'agent-worker started'],
-  ['start:tool-worker', 'tool-worker started'],
-])('npm run %s stops its process gracefully on SIGTERM to npm, exiting 0', async (script, started) => {
+/** `npm run <script>` with this test's marker, its output kept. */
+function run(script: string, port: number) {
   const [name, value] = MARKER.split('=') as [string, string];
   const npm = spawn('npm', ['run', script], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, [name]: value, PORT: String(await freePort()), LOG_LEVEL: 'info' },
+    env: { ...process.env, [name]: value, PORT: String(port), LOG_LEVEL: 'info' },
   });
   let output = '';
   for (const stream of [npm.stdout, npm.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  await waitFor(async () => output.includes(started), `${script} running`, { timeoutMs: 60_000 });
+  return { npm, output: () => output };
+}
 
+/** SIGTERM to npm, as a supervisor stops it: the process drains and exits 0, nothing left. */
+async function stopGracefully({ npm, output }: ReturnType<typeof run>): Promise<void> {
   const exited = once(npm, 'exit');
   npm.kill('SIGTERM');
   const [code] = (await exited) as [number | null];
   const left = await waitForExit(ours(), 30_000);
 
   expect({ code, left }).toEqual({ code: 0, left: [] });
-  expect(output).toContain('shutting down');
+  expect(output()).toContain('shutting down');
+}
+
+it.each([
+  ['start:gateway', 'gateway listening'],
+  ['start:agent-worker', 'agent-worker started'],
+  ['start:tool-worker', 'tool-worker started'],
+])('npm run %s stops its process gracefully on SIGTERM to npm, exiting 0', async (script, started) => {
+  const launched = run(script, await freePort());
+  await waitFor(async () => launched.output().includes(started), `${script} running`, { timeoutMs: 60_000 });
+  await stopGracefully(launched);
+});
+
+it('npm run start:gateway with PORT=0 listens on a port the system chooses, and logs that port', async () => {
+  const gateway = run('start:gateway', 0);
+  const port = await waitFor(() => /"port":(\d+),[^\n]*"msg":"gateway listening"/.exec(gateway.output())?.[1], 'the gateway listening', {
+    timeoutMs: 60_000,
+  });
+  expect(port).not.toBe('0');
+  expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  await stopGracefully(gateway);
 });

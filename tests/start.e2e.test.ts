@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * `npm start` on a machine with nothing running (README.md#running-it): private
@@ -176,4 +177,25 @@ it('stops at once, saying why, when PORT is taken, instead of restarting the gat
   } finally {
     taken.close();
   }
+}, 150_000);
+
+it('with PORT=0 runs the gateway on a port the system chooses, and prints that port', async () => {
+  const run = launch(0);
+  const said = await waitFor(
+    () => /gateway on http:\/\/localhost:(\d+) /.exec(run.output())?.[1],
+    'npm start saying where the gateway is',
+    {
+      timeoutMs: 90_000,
+      detail: run.output,
+    },
+  );
+  expect(said).not.toBe('0');
+  const ready = () =>
+    fetch(`http://127.0.0.1:${said}/readyz`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+  await waitFor(ready, 'the gateway ready there', { timeoutMs: 90_000, detail: run.output });
+  process.kill(run.npm.pid as number, 'SIGTERM');
+  await expectNothingLeft(run);
 }, 150_000);

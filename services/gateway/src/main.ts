@@ -1,5 +1,6 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
+import type { AddressInfo } from 'node:net';
 import { closeRedis, closeWorker, createRuntime, createWorkerRedis, handleShutdown } from '@assistant/shared';
 import { createApp } from './app';
 import { createChannelClients, incompleteChannels } from './channels/channel-clients';
@@ -38,7 +39,11 @@ const app = createApp({ runtime, hub, heartbeatMs: config.SSE_HEARTBEAT_MS, keyO
 // Express 5 calls back with the error when listening fails too: that is told on 'error' below.
 const server = app.listen(config.PORT, (error?: Error) => {
   if (error) return;
-  logger.info({ port: config.PORT, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' }, 'gateway listening');
+  // PORT=0 lets the system choose one: the log names the port it chose.
+  logger.info(
+    { port: (server.address() as AddressInfo).port, model: config.LLM_PROVIDER, adminToken: config.ADMIN_TOKEN ? 'set' : 'unset' },
+    'gateway listening',
+  );
   // Accepted as the operator chose it, but a short one can be guessed.
   if (config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < 16) logger.warn('ADMIN_TOKEN is shorter than 16 characters: it can be guessed');
   // A channel with a setting forgotten stays off (404 on its webhook): say which setting.
