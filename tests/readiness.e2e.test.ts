@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { Api } from '../scripts/lib/api';
-import { TestSystem } from '../scripts/lib/system';
+import { freePort, TestSystem } from '../scripts/lib/system';
 
 /**
  * `npm run start:*` do not migrate (README.md#scaling-out): a process started on a database that
@@ -40,6 +40,22 @@ it('answers 503 on /readyz naming the missing migrations until `npm run migrate`
       stdio: 'ignore',
     });
     await system.waitReady();
+  } finally {
+    await system.stop();
+  }
+});
+
+it('answers 503 on /readyz naming PostgreSQL, and only it, while PostgreSQL does not answer', async () => {
+  const closed = Object.assign(new URL(base.href), { port: String(await freePort()) }).href;
+  const system = await new TestSystem().start({ env: { DATABASE_URL: closed }, services: [] });
+  system.spawn('gateway');
+  try {
+    const api = new Api(system.url);
+    const notReady = await system.waitFor(async () => {
+      const res = await api.get('/readyz').catch(() => undefined);
+      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
+    }, 'gateway answering, Redis connected');
+    expect([notReady.status, notReady.body.error]).toEqual([503, 'not ready: postgresql did not answer']);
   } finally {
     await system.stop();
   }
