@@ -88,4 +88,19 @@ describe('Telegram updates', () => {
     expect((await webhooks.postTelegram(webhooks.tgText(member, 'yes'))).status).toBe(200);
     await system.waitFor(() => telegram.received(member).some((call) => call.body.text === 'Created Taxes.'), 'the result');
   });
+
+  // Last: it swaps the gateway for one of another bot.
+  it("reads a new bot's update whose update_id the previous bot's updates already used", async () => {
+    const [before, after, updateId] = [webhooks.nextId(), webhooks.nextId(), webhooks.nextId()];
+    expect((await webhooks.postTelegram(webhooks.tgText(before, 'old bot', updateId))).status).toBe(200);
+    await system.waitFor(() => telegram.received(before)[0], 'the old bot answer');
+
+    // A new token is a new bot, whose update ids count on their own.
+    await system.signal('gateway', 'SIGTERM');
+    system.spawn('gateway', { TELEGRAM_BOT_TOKEN: '654321:another-bot' });
+    await system.waitReady();
+    expect((await webhooks.postTelegram(webhooks.tgText(after, 'new bot', updateId))).status).toBe(200);
+    await system.waitFor(() => telegram.received(after)[0], 'the new bot answer');
+    expect(telegram.received(after)[0]?.body.text).toBe('echo: new bot');
+  });
 });

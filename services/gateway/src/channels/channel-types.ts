@@ -35,6 +35,8 @@ export interface InboundMessage {
   channel: ChannelName;
   /** The provider's id of this delivery (Telegram update_id, WhatsApp message id): a redelivery repeats it. */
   externalId: string;
+  /** Telegram: the bot it came to, whose update ids count on their own; another bot (a new token) may repeat one. */
+  botId?: string;
   sender: ChannelIds & { name: string };
   /** The group chat's id; absent in direct chats. */
   group?: string;

@@ -139,8 +139,9 @@ async function record(
   const message = identity ? fromIdentity(received, identity) : received;
   // A concurrent copy of the same delivery waits here for the first to commit, then finds its row.
   const inserted = await client.query<{ id: string }>(
-    `INSERT INTO channel_messages (channel, external_id) VALUES ($1, $2) ON CONFLICT (channel, external_id) DO NOTHING RETURNING id`,
-    [message.channel, message.externalId],
+    `INSERT INTO channel_messages (channel, bot_id, external_id) VALUES ($1, $2, $3)
+     ON CONFLICT (channel, bot_id, external_id) DO NOTHING RETURNING id`,
+    [message.channel, message.botId ?? '', message.externalId],
   );
   const rowId = inserted.rows[0]?.id;
   if (!rowId) {
@@ -151,10 +152,10 @@ async function record(
       reply: string | null;
       decision: unknown;
       media: unknown;
-    }>(`SELECT id, user_id, turn_id, reply, decision, media FROM channel_messages WHERE channel = $1 AND external_id = $2`, [
-      message.channel,
-      message.externalId,
-    ]);
+    }>(
+      `SELECT id, user_id, turn_id, reply, decision, media FROM channel_messages WHERE channel = $1 AND bot_id = $2 AND external_id = $3`,
+      [message.channel, message.botId ?? '', message.externalId],
+    );
     const row = found.rows[0];
     if (!row) throw new Error('channel message vanished while being redelivered');
     const decision = channelDecisionSchema.safeParse(row.decision);
@@ -192,8 +193,9 @@ async function record(
 async function firstOfAlbum(client: DbClient, message: InboundMessage, userId: string): Promise<boolean> {
   if (message.album === undefined) return true;
   const marked = await client.query(
-    `INSERT INTO channel_messages (channel, external_id, user_id) VALUES ($1, $2, $3) ON CONFLICT (channel, external_id) DO NOTHING`,
-    [message.channel, `album:${message.album}`, userId],
+    `INSERT INTO channel_messages (channel, bot_id, external_id, user_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (channel, bot_id, external_id) DO NOTHING`,
+    [message.channel, message.botId ?? '', `album:${message.album}`, userId],
   );
   return marked.rowCount === 1;
 }

@@ -17,6 +17,6 @@ describe('groupUpgrade', () => {
   it('finds none in an ordinary message, and the service messages are not for the assistant to answer', async () => {
     expect(groupUpgrade(telegramUpdate.parse(telegramGroupText(group, member, 'hi', 3)))).toBeUndefined();
     const movedTo = telegramUpdate.parse(telegramGroupUpgrade(group, member, { migrate_to_chat_id: supergroup }, 4));
-    expect(await telegramInbound(movedTo, async () => 'nexo_assistant_bot')).toBeUndefined();
+    expect(await telegramInbound(movedTo, { id: '7000000001', username: async () => 'nexo_assistant_bot' })).toBeUndefined();
   });
 });

@@ -12,12 +12,15 @@ export class TelegramClient implements ChannelSender {
   // sendMessage takes at most 4,096 characters; a margin keeps every part safely under it.
   readonly limits = { text: 4_000, withButtons: 4_000 };
   private readonly baseUrl: string;
+  /** The bot's id: a token is `<bot id>:<secret>`. */
+  readonly botId: string;
 
   constructor(
     baseUrl: string,
     private readonly token: string,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.botId = token.split(':')[0] ?? '';
   }
 
   /**

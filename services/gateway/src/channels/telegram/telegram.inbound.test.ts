@@ -10,8 +10,8 @@ import { inForumTopic } from '../../../../../tests/helpers/telegram-updates';
 import { telegramInbound } from './telegram.inbound';
 import { telegramUpdate } from './telegram.schemas';
 
-const username = async () => 'nexo_assistant_bot';
-const read = async (body: unknown) => telegramInbound(telegramUpdate.parse(body), username);
+const bot = { id: '7000000001', username: async () => 'nexo_assistant_bot' };
+const read = async (body: unknown) => telegramInbound(telegramUpdate.parse(body), bot);
 
 describe('telegram schemas and inbound mapping', () => {
   it.each([telegramPrivateText, telegramGroupMention, telegramCallbackQuery, telegramPhoto, telegramEditedMessage])(
@@ -29,6 +29,7 @@ describe('telegram schemas and inbound mapping', () => {
     const minimal = { update_id: 5, message: { from: { id: 42 }, chat: { id: 42, type: 'private' }, text: 'hi' } };
     expect(await read(minimal)).toEqual({
       channel: 'telegram',
+      botId: '7000000001',
       externalId: '5',
       sender: { id: '42', name: '' },
       replyTo: { channel: 'telegram', chat_id: '42' },
@@ -41,6 +42,7 @@ describe('telegram schemas and inbound mapping', () => {
   it('reads a private text message as a direct message of its sender', async () => {
     expect(await read(telegramPrivateText)).toEqual({
       channel: 'telegram',
+      botId: '7000000001',
       externalId: '918273645',
       sender: { id: '5550001', name: 'Tiago' },
       replyTo: { channel: 'telegram', chat_id: '5550001' },
@@ -136,6 +138,7 @@ describe('telegram schemas and inbound mapping', () => {
 
   it('reads a button press with its callback data', async () => {
     expect(await read(telegramCallbackQuery)).toMatchObject({
+      botId: '7000000001',
       externalId: '918273647',
       sender: { id: '5550001' },
       replyTo: { chat_id: '5550001' },
@@ -163,7 +166,7 @@ describe('telegram schemas and inbound mapping', () => {
   it('reads a photo with VISION on as its largest size within 5 MB and its caption', async () => {
     const update = fixture(telegramPhoto);
     update.message.photo.push({ file_id: 'huge', file_unique_id: 'h', file_size: 6_000_000, width: 4000, height: 3000 });
-    const message = await telegramInbound(telegramUpdate.parse(update), username, { vision: true });
+    const message = await telegramInbound(telegramUpdate.parse(update), bot, { vision: true });
     expect(message?.content).toEqual({
       kind: 'photo',
       media: { channel: 'telegram', file_id: 'AgACAgEAAxkBAAIBQ3' },

@@ -25,8 +25,11 @@ const UNREADABLE = [
   'giveaway',
 ];
 
-/** The bot's @username, asked for only when a group message needs it. */
-export type BotUsername = () => Promise<string>;
+/** The bot the updates come to: its id (its token's first part) and its @username, asked for only when a group message needs it. */
+export interface TelegramBot {
+  id: string;
+  username: () => Promise<string>;
+}
 
 /**
  * Turns an update into a message for the inbound pipeline, or undefined when the bot should
@@ -35,7 +38,7 @@ export type BotUsername = () => Promise<string>;
  */
 export async function telegramInbound(
   update: TelegramUpdate,
-  botUsername: BotUsername,
+  bot: TelegramBot,
   options: ContentOptions = { vision: false },
 ): Promise<InboundMessage | undefined> {
   const externalId = String(update.update_id);
@@ -44,6 +47,7 @@ export async function telegramInbound(
     if (query.data === undefined) return undefined;
     return {
       channel: 'telegram',
+      botId: bot.id,
       externalId,
       // Without a first_name the new user is named after the identity (identities.ts).
       sender: { id: String(query.from.id), name: query.from.first_name ?? '' },
@@ -58,7 +62,7 @@ export async function telegramInbound(
   if (!content) return undefined;
   const inGroup = message.chat.type !== 'private';
   if (inGroup) {
-    const username = await botUsername();
+    const username = await bot.username();
     if (!addressesBot(message, username)) return undefined;
     if (content.kind === 'text') content.text = withoutMention(content.text, username);
     if (content.kind === 'photo') content.caption = withoutMention(content.caption, username);
@@ -66,6 +70,7 @@ export async function telegramInbound(
   }
   return {
     channel: 'telegram',
+    botId: bot.id,
     externalId,
     sender: { id: String(message.from.id), name: message.from.first_name ?? '' },
     ...(inGroup ? { group: String(message.chat.id) } : {}),

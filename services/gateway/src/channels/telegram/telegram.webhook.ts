@@ -82,7 +82,7 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
         const upgrade = groupUpgrade(update);
         // A service message, never answered (telegramInbound ignores it): the group's sessions follow the upgrade.
         if (upgrade) await recordGroupUpgrade(runtime.db, upgrade);
-        const message = await telegramInbound(update, lookUpUsername, { vision: runtime.config.VISION });
+        const message = await telegramInbound(update, { id: client.botId, username: lookUpUsername }, { vision: runtime.config.VISION });
         if (message) {
           const result = await acceptInbound(runtime, message);
           const query = update.callback_query;
