@@ -89,6 +89,17 @@ describe('Telegram updates', () => {
     await system.waitFor(() => telegram.received(member).some((call) => call.body.text === 'Created Taxes.'), 'the result');
   });
 
+  it('finds a group mention that follows a control character, which is removed before the mention is looked for', async () => {
+    const group = -webhooks.nextId();
+    const update = telegramGroupText(group, webhooks.nextId(), 'hello', webhooks.nextId());
+    const mention = `@${telegram.bot.username}`;
+    // Telegram counts entity offsets in UTF-16 units of the text as sent, the bell included.
+    Object.assign(update.message, { text: `\u0007${mention} hello`, entities: [{ offset: 1, length: mention.length, type: 'mention' }] });
+    expect((await webhooks.postTelegram(update)).status).toBe(200);
+    await system.waitFor(() => telegram.received(group)[0], 'the group answer');
+    expect(telegram.received(group)[0]?.body.text).toBe('echo: hello');
+  });
+
   // Last: it swaps the gateway for one of another bot.
   it("reads a new bot's update whose update_id the previous bot's updates already used", async () => {
     const [before, after, updateId] = [webhooks.nextId(), webhooks.nextId(), webhooks.nextId()];

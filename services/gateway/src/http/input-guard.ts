@@ -64,7 +64,8 @@ export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
 
 // C0 controls other than tab, line feed and carriage return, DEL, and the C1 controls.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
 
 /**
  * Text with control characters removed and lone surrogates replaced by U+FFFD (docs/channels.md#message-content: a
@@ -72,6 +73,17 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f
  */
 export function withoutControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARACTERS, '').toWellFormed();
+}
+
+/**
+ * Where each UTF-16 position of `text` lands in withoutControlCharacters(text), for offsets a
+ * provider counted in the text as sent (Telegram's entities): the characters kept before it. A
+ * U+FFFD takes its lone surrogate's one place, so only removed control characters move anything.
+ */
+export function cleanedPosition(text: string): (position: number) => number {
+  const kept = [0];
+  for (let i = 0; i < text.length; i++) kept.push((kept[i] ?? 0) + (CONTROL_CHARACTER.test(text.charAt(i)) ? 0 : 1));
+  return (position) => kept[Math.min(Math.max(position, 0), text.length)] ?? 0;
 }
 
 /**

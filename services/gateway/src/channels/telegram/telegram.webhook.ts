@@ -4,8 +4,6 @@ import type { Runtime } from '@assistant/shared';
 import { apiRouter } from '../../http/api-router';
 import { secretsEqual } from '../../http/auth';
 import { HttpError } from '../../http/errors';
-import { cleanWebhookBody } from '../../http/input-guard';
-import { parse } from '../../http/validate';
 import { defineRoutes, failure } from '../../openapi/api-route';
 import { acceptInbound, refusedPress, type InboundResult } from '../inbound';
 import { WEBHOOK_BODY_LIMIT } from '../channel-types';
@@ -13,6 +11,7 @@ import { groupUpgrade, recordGroupUpgrade } from './group-upgrades';
 import type { TelegramClient } from './telegram.client';
 import { telegramInbound } from './telegram.inbound';
 import { telegramUpdate } from './telegram.schemas';
+import { readTelegramUpdate } from './telegram.update';
 
 export const telegramApi = defineRoutes({
   telegramUpdate: {
@@ -78,7 +77,7 @@ export function telegramWebhook(runtime: Runtime, client: TelegramClient, secret
       // JSON whatever the content type, as the rest of the API reads it; the secret is checked before the body is read.
       use: [requireSecret(secret), express.json({ limit: WEBHOOK_BODY_LIMIT, type: () => true })],
       handle: async (req, res) => {
-        const update = parse(telegramUpdate, cleanWebhookBody(req.body));
+        const update = readTelegramUpdate(req.body);
         const upgrade = groupUpgrade(update);
         // A service message, never answered (telegramInbound ignores it): the group's sessions follow the upgrade.
         if (upgrade) await recordGroupUpgrade(runtime.db, upgrade);
