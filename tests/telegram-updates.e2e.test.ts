@@ -89,6 +89,22 @@ describe('Telegram updates', () => {
     await system.waitFor(() => telegram.received(member).some((call) => call.body.text === 'Created Taxes.'), 'the result');
   });
 
+  it('decides the approval a plain "yes" answers in the chat it was asked in after dm_scope changed', async () => {
+    const chat = webhooks.nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'make folder Receipts'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat)[0]?.body.reply_markup, 'the approval request');
+    // The question waits in the main session; from now on this chat's messages go to a session of its own.
+    await db.query(
+      `UPDATE user_preferences SET settings = settings || '{"dm_scope": "per-channel"}'
+       WHERE user_id = (SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1)`,
+      [String(chat)],
+    );
+
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'yes'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).some((call) => call.body.text === 'Created Receipts.'), 'the result');
+    expect(telegram.received(chat).map((call) => call.body.text)).not.toContain('echo: yes');
+  });
+
   it('finds a group mention that follows a control character, which is removed before the mention is looked for', async () => {
     const group = -webhooks.nextId();
     const update = telegramGroupText(group, webhooks.nextId(), 'hello', webhooks.nextId());

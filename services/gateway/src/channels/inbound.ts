@@ -293,7 +293,7 @@ async function handleOwn(
     return { ...none, userId, reply: REPLIES.newSession };
   }
   const yes = parseYesNo(content.text);
-  const decision = yes === undefined ? undefined : await openQuestionDecision(client, userId, sessionKey, yes);
+  const decision = yes === undefined ? undefined : await openQuestionDecision(client, userId, { sessionKey, chat: message.replyTo }, yes);
   if (decision) return { ...none, userId, decision };
   // Chats merge by default (docs/agent.md#busy-sessions): "hi", "can you", "add milk" get one answer.
   const { turnId } = await insertTurn(client, config, {
