@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { fixture, telegramPhoto } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
@@ -114,6 +116,33 @@ describe('Telegram updates', () => {
     expect((await webhooks.postTelegram(update)).status).toBe(200);
     await system.waitFor(() => telegram.received(group)[0], 'the group answer');
     expect(telegram.received(group)[0]?.body.text).toBe('echo: hello');
+  });
+
+  it('sends a reminder of a member known only from a group to their private chat, never the group, and stops when Telegram refuses it', async () => {
+    const [member, group] = [webhooks.nextId(), -webhooks.nextId()];
+    const inGroup = telegramGroupText(group, member, 'hello', webhooks.nextId(), `@${telegram.bot.username}`);
+    expect((await webhooks.postTelegram(inGroup)).status).toBe(200);
+    await system.waitFor(() => telegram.received(group)[0], 'the group answer');
+    const { rows } = await db.query<{ user_id: string }>(
+      `SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`,
+      [String(member)],
+    );
+    // What Telegram answers a bot's first message to someone who never opened a chat with it.
+    telegram.failSend(member, 403, { ok: false, error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" });
+
+    const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const queue = new Queue('deliveries', { connection, prefix: system.prefix });
+    const events = new QueueEvents('deliveries', { connection, prefix: system.prefix });
+    try {
+      await events.waitUntilReady();
+      const job = await queue.add('notify', { userId: rows[0]?.user_id, text: 'Drink water' }, { jobId: `notify.${randomUUID()}` });
+      await expect(job.waitUntilFinished(events, 20_000)).rejects.toThrow(/initiate conversation/);
+    } finally {
+      await events.close();
+      await queue.close();
+    }
+    expect(telegram.sendAttempts(member)).toHaveLength(1);
+    expect(telegram.sendAttempts(group).map((call) => call.body.text)).toEqual(['echo: hello']);
   });
 
   // Last: it swaps the gateway for one of another bot.
