@@ -1,4 +1,5 @@
 import { enqueueErasure, everyInterval, removeWhenDone, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
+import { pruneChannelMessages } from './channel-message-retention';
 import { eraseUser, type ErasureDeps } from './erase-user';
 import { removeEndedJobs } from './remove-user-jobs';
 
@@ -31,7 +32,8 @@ export function createErasureHandler(deps: ErasureDeps): JobHandler<'session-dig
 
 /**
  * The safety net of erasures: the gateway marks the user, commits, then queues the job; if it
- * died in between, this queues it again (same job id, so never twice).
+ * died in between, this queues it again (same job id, so never twice). It also deletes the
+ * records of channel messages past their retention, which no erasure would otherwise reach.
  */
 export function startErasureSweeper(runtime: Pick<Runtime, 'db' | 'queues' | 'logger'>, intervalMs = 60_000): () => void {
   const sweep = async () => {
@@ -41,6 +43,7 @@ export function startErasureSweeper(runtime: Pick<Runtime, 'db' | 'queues' | 'lo
         [STUCK_AFTER_SECONDS],
       );
       for (const { id } of stuck.rows) await enqueueErasure(runtime.queues, id);
+      await pruneChannelMessages(runtime.db);
     } catch (error) {
       runtime.logger.warn({ err: error }, 'erasure sweep failed');
     }

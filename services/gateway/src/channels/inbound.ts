@@ -220,7 +220,7 @@ async function handle(
   if (command?.kind === 'link') {
     // Linking must not create a user for the identity first: it is about to join an existing one.
     // A refused attempt stays the chat's own user's row, erased with them: its id can name the chat (a WhatsApp
-    // message id holds the sender's number), and a row of nobody's is kept for good.
+    // message id holds the sender's number), while a row of nobody's waits for the retention's sweep (docs/channels.md#webhooks).
     const refused = { ...none, userId: identity?.userId ?? null };
     const attempt = await countLinkAttempt(runtime, message.channel, message.sender.id);
     if (attempt === 'sender-limited') return { ...refused, reply: REPLIES.linkTooOften };
