@@ -822,7 +822,7 @@ describe('the channel used last', () => {
   });
 });
 
-describe('a notice outside the 24-hour window, without WHATSAPP_NOTICE_TEMPLATE', () => {
+describe('a notice refused until the user writes (outside the 24-hour window, a chat never opened), without WHATSAPP_NOTICE_TEMPLATE', () => {
   const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
   let queue: Queue;
   let events: QueueEvents;
@@ -854,6 +854,20 @@ describe('a notice outside the 24-hour window, without WHATSAPP_NOTICE_TEMPLATE'
     await refusedNotice(user.userId, waId, 'Call mom\nat 18:00');
     expect(telegram.received(chat).at(-1)?.body.text).toBe('Call mom\nat 18:00');
     expect(graph.received(waId)).toHaveLength(1);
+  });
+
+  it("goes to the user's WhatsApp when Telegram refuses it: they never opened a private chat with the bot", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Telegram from a group' });
+    const { chat, waId } = await linkTelegramAndWhatsApp(user);
+    expect((await postTelegram(tgText(chat, 'I am on Telegram now'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the Telegram answer');
+    telegram.failSend(chat, 403, { ok: false, error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" });
+
+    const job = await queue.add('notify', { userId: user.userId, text: 'Stretch' }, { jobId: `notify.${randomUUID()}` });
+    await job.waitUntilFinished(events, 20_000);
+    await (await Job.fromId(queue, `resend-notice.${job.id}`))?.waitUntilFinished(events, 20_000);
+    expect(graph.received(waId).map((request) => request.body.text?.body)).toEqual([expect.stringContaining('Linked'), 'Stretch']);
+    expect(telegram.sendAttempts(chat)).toHaveLength(3);
   });
 
   it('is logged, naming the setting and never the text, for a user with no other chat', async () => {

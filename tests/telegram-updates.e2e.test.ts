@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents } from 'bullmq';
+import { Job, Queue, QueueEvents } from 'bullmq';
 import type pg from 'pg';
 import { fixture, telegramPhoto } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
@@ -16,6 +16,8 @@ const system = new TestSystem();
 const TG_SECRET = 'tg-updates-secret';
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'unused');
 let db: pg.Pool;
+/** What Telegram answers a bot's first message to someone who never opened a chat with it. */
+const CANNOT_INITIATE = { ok: false, error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" };
 
 beforeAll(async () => {
   await Promise.all([model.start(), telegram.start()]);
@@ -118,7 +120,7 @@ describe('Telegram updates', () => {
     expect(telegram.received(group)[0]?.body.text).toBe('echo: hello');
   });
 
-  it('sends a reminder of a member known only from a group to their private chat, never the group, and stops when Telegram refuses it', async () => {
+  it('sends a reminder of a member known only from a group to their private chat, never the group, and logs what Telegram refuses', async () => {
     const [member, group] = [webhooks.nextId(), -webhooks.nextId()];
     const inGroup = telegramGroupText(group, member, 'hello', webhooks.nextId(), `@${telegram.bot.username}`);
     expect((await webhooks.postTelegram(inGroup)).status).toBe(200);
@@ -127,20 +129,24 @@ describe('Telegram updates', () => {
       `SELECT user_id FROM channel_identities WHERE channel = 'telegram' AND external_id = $1`,
       [String(member)],
     );
-    // What Telegram answers a bot's first message to someone who never opened a chat with it.
-    telegram.failSend(member, 403, { ok: false, error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" });
+    telegram.failSend(member, 403, CANNOT_INITIATE);
 
     const connection = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
     const queue = new Queue('deliveries', { connection, prefix: system.prefix });
     const events = new QueueEvents('deliveries', { connection, prefix: system.prefix });
     try {
       await events.waitUntilReady();
-      const job = await queue.add('notify', { userId: rows[0]?.user_id, text: 'Drink water' }, { jobId: `notify.${randomUUID()}` });
-      await expect(job.waitUntilFinished(events, 20_000)).rejects.toThrow(/initiate conversation/);
+      const job = await queue.add('notify', { userId: rows[0]?.user_id, text: 'Secret pill 42' }, { jobId: `notify.${randomUUID()}` });
+      await job.waitUntilFinished(events, 20_000);
+      const resend = await Job.fromId(queue, `resend-notice.${job.id}`);
+      await resend?.waitUntilFinished(events, 20_000);
+      const warning = await system.waitFor(() => system.logs.find((line) => line.includes(`resend-notice.${job.id}`)), 'the warning');
+      expect(warning).toContain('never opened a private chat');
     } finally {
       await events.close();
       await queue.close();
     }
+    expect(system.logs.join('')).not.toContain('Secret pill 42');
     expect(telegram.sendAttempts(member)).toHaveLength(1);
     expect(telegram.sendAttempts(group).map((call) => call.body.text)).toEqual(['echo: hello']);
   });

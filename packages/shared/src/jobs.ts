@@ -68,9 +68,10 @@ export const jobCatalog = {
     /** Text for a user on the channel identity they used last (reminders); the job id is the idempotency key. */
     notify: z.object({ userId: z.uuid(), text: z.string().min(1) }),
     /**
-     * A notice WhatsApp refused at `to` outside its 24-hour window, sent again as the notice
-     * template or on another channel of the user's (id: `resend-notice.<notify job id>`, the same
-     * whether the send's answer or a status webhook reported the refusal).
+     * A notice refused at `to` until its user writes there (WhatsApp outside its 24-hour window,
+     * Telegram to someone who never opened a private chat with the bot), sent again as WhatsApp's
+     * notice template or on another channel of the user's (id: `resend-notice.<notify job id>`, the
+     * same whether the send's answer or a status webhook reported the refusal).
      */
     'resend-notice': z.object({ userId: z.uuid(), to: channelAddressSchema, text: z.string().min(1) }),
     /**

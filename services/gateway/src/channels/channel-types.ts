@@ -90,8 +90,9 @@ export class ChannelApiError extends Error {
 }
 
 /**
- * The provider refuses free-form messages to this chat until its user writes again: WhatsApp's
- * 24-hour customer-service window (docs/channels.md#delivery). A 4xx like any other refusal.
+ * The provider refuses free-form messages to this chat until its user writes there: WhatsApp
+ * outside its 24-hour customer-service window, Telegram to someone who never opened a private chat
+ * with the bot (docs/channels.md#delivery). A 4xx like any other refusal; a notice is sent again elsewhere.
  */
 export class OutsideWindowError extends ChannelApiError {}
 

@@ -138,8 +138,8 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
   }
 
   /**
-   * `outsideWindow`, for a notice: what to do when the chat's provider refuses it outside its
-   * window (WhatsApp's 24 hours) instead of failing.
+   * `outsideWindow`, for a notice: what to do when the chat's provider refuses it until the user
+   * writes there (OutsideWindowError) instead of failing.
    */
   async function deliver(
     job: Job,
@@ -214,13 +214,15 @@ export function createDeliveryProcessor(runtime: Runtime, clients: ChannelClient
       // As for any notice (lastUsedAddress): an admin may have disabled the user since it was refused.
       if (await isUserDisabled(db, userId)) return logger.info({ jobId: job.id }, 'notice not sent again: the user is disabled');
       const { WHATSAPP_NOTICE_TEMPLATE: name, WHATSAPP_NOTICE_TEMPLATE_LANGUAGE: language } = runtime.config;
-      if (name) return deliver(job, token, { userId }, to, { text, template: { name, language } });
+      if (name && to.channel === 'whatsapp') return deliver(job, token, { userId }, to, { text, template: { name, language } });
       const other = await lastUsedAddress(db, userId, enabledChannels(clients), [to.channel]);
       if (other) return deliver(job, token, { userId }, other, { text });
       // Never the text: it is the user's.
       logger.warn(
         { jobId: job.id },
-        'a notice WhatsApp refused outside its 24-hour window was not sent: the user has no other chat; set WHATSAPP_NOTICE_TEMPLATE to send it as a template',
+        to.channel === 'whatsapp'
+          ? 'a notice WhatsApp refused outside its 24-hour window was not sent: the user has no other chat; set WHATSAPP_NOTICE_TEMPLATE to send it as a template'
+          : 'a notice Telegram refused (the user never opened a private chat with the bot) was not sent: the user has no other chat',
       );
     },
     'recheck-refusal': createRefusalRecheck(runtime),

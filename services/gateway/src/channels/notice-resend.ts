@@ -10,8 +10,8 @@ const RECHECKS = 5;
 const RECHECK_MS = 2_000;
 
 /**
- * Queues the second try of a notice WhatsApp refused outside its 24-hour window
- * (docs/channels.md#delivery). Its id comes from the notice's own job id, whether the send's
+ * Queues the second try of a notice refused until its user writes in that chat (WhatsApp outside
+ * its 24-hour window, Telegram never opened; docs/channels.md#delivery). Its id comes from the notice's own job id, whether the send's
  * answer or a status webhook reported the refusal, so a redelivered status adds nothing.
  */
 export async function queueNoticeResend(

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { recipientOf, type ChannelAddress } from '@assistant/shared';
-import { ChannelApiError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
+import { ChannelApiError, OutsideWindowError, type ChannelSender, type MarkdownFormatter, type OutboundPart } from '../channel-types';
 import { formatParts } from '../format/markdown-split';
 import { plainMarkup, telegramHtml } from '../format/markup';
 import { sentMessage, telegramResponse, telegramUser } from './telegram.schemas';
@@ -101,7 +101,9 @@ export class TelegramClient implements ChannelSender {
     }
     const description = answer.success ? (answer.data.description ?? '') : 'unreadable answer';
     const retryAfter = parameters?.retry_after;
-    throw new ChannelApiError(
+    // Someone known only from a group, who never opened a private chat with the bot: as with WhatsApp's window, only they can open it.
+    const Refusal = res.status === 403 && /can't initiate conversation/i.test(description) ? OutsideWindowError : ChannelApiError;
+    throw new Refusal(
       `telegram ${method} failed: ${res.status} ${description}`.trim(),
       res.ok ? 502 : res.status,
       retryAfter === undefined ? undefined : retryAfter * 1_000,
