@@ -200,7 +200,7 @@ describe("another user's habit", () => {
     expect(byName[0]).toMatchObject({ success: true, habits: [] });
     expect(byName.slice(1).map((result) => result.success)).toEqual([false, false, false]);
     expect(byName[1]?.error).toBe('No habit named "Segredo" was found.');
-    expect(byName[3]?.error).toContain('No habit with ref habit_1');
+    expect(byName[3]?.error).toContain('habit_1 was not shown in this conversation');
 
     const byId = results((await intruder.converse('touch Segredo by id')).events);
     expect(byId).toHaveLength(3);

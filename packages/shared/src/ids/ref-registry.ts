@@ -133,24 +133,24 @@ export class RefRegistry {
       );
     }
     const { table, label } = ENTITY_TABLES[entity];
+    // A ref the session gave whose row is gone has no `id` here; one it never gave, no row at all.
     const found =
       n <= MAX_REF_NUMBER
-        ? await db.query<{ id: string; label: string }>(
-            `SELECT e.id, e.${label} AS label FROM session_refs r JOIN ${table} e ON e.id = r.entity_id
-             WHERE r.session_id = $1 AND r.entity = $2 AND r.n = $3 AND e.user_id = $4`,
+        ? await db.query<{ id: string | null; label: string | null }>(
+            `SELECT e.id, e.${label} AS label FROM session_refs r LEFT JOIN ${table} e ON e.id = r.entity_id AND e.user_id = $4
+             WHERE r.session_id = $1 AND r.entity = $2 AND r.n = $3`,
             [this.sessionId, entity, n, this.userId],
           )
         : { rows: [] };
     const row = found.rows[0];
     // The ref as the session gave it: `habit_001` finds habit_1, and answers as habit_1.
-    if (row) return { id: row.id, ref: `${entity}_${n}`, label: row.label };
-    return this.notARef(
-      entity,
-      ref,
-      `No ${noun} with ref ${ref} exists (it may have been deleted).`,
-      `Use one of the refs listed, or call the list tool to see the current ${noun}s.`,
-      db,
-    );
+    if (row?.id) return { id: row.id, ref: `${entity}_${n}`, label: row.label as string };
+    // Refs belong to one session: one never given here (seen in another session, or made up) is
+    // no deleted row, and the candidates may well take its number.
+    const problem = row
+      ? `No ${noun} with ref ${ref} exists (it may have been deleted).`
+      : `${ref} was not shown in this conversation (refs belong to the conversation that showed them).`;
+    return this.notARef(entity, ref, problem, `Use one of the refs listed, or call the list tool to see the current ${noun}s.`, db);
   }
 
   /**

@@ -216,7 +216,7 @@ describe('rename_folder', () => {
     await createFolder(user, 'Work');
     const result = await run('rename_folder', { folder_id: 'folder_99999999999', new_name: 'Home' }, user);
     expect(result).toMatchObject({ success: false, candidates: [{ ref: 'folder_1', name: 'Work' }] });
-    expect(result.error).toContain('No folder with ref folder_99999999999');
+    expect(result.error).toContain('folder_99999999999 was not shown in this conversation');
   });
 
   it('refuses a UUID with a hint', async () => {
