@@ -238,6 +238,7 @@ describe('refs', () => {
     ).results;
     expectDone(resultOf(r, 0), 'folder_id', 'folder_1', { subfolders: [{ folder_id: 'folder_2', name: 'Sala' }] });
     expectRefused(resultOf(r, 1), 'goal_1 was not shown in this conversation');
+    expect(resultOf(r, 1)?.hint).toBe('There are no goals yet; create one first.');
   }, 60_000);
 });
 

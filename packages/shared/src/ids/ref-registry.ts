@@ -167,7 +167,7 @@ export class RefRegistry {
     const row = named.rows[0];
     if (row && named.rows.length === 1) return { id: row.id, ref: await this.refFor(entity, row.id), label: row.label };
     const candidates = await this.someCandidates(entity, '', db);
-    throw new ToolInputError(`${problem}${listCandidates(candidates)}`, hint, candidates);
+    throw new ToolInputError(`${problem}${listCandidates(candidates)}`, candidates.length > 0 ? hint : noneYet(entity), candidates);
   }
 
   private async resolveName(entity: Entity, name: string, db: Queryable) {
@@ -196,7 +196,7 @@ export class RefRegistry {
     const candidates = await this.someCandidates(entity, name, db);
     throw new ToolInputError(
       `No ${noun} named "${name}" was found.${listCandidates(candidates)}`,
-      candidates.length > 0 ? `Use one of the refs listed, or create the ${noun} first.` : `There are no ${noun}s yet; create one first.`,
+      candidates.length > 0 ? `Use one of the refs listed, or create the ${noun} first.` : noneYet(entity),
       candidates,
     );
   }
@@ -288,4 +288,9 @@ function nameKeys(name: string): string[] {
 function listCandidates(candidates: Candidate[], places: string[] = []): string {
   if (candidates.length === 0) return '';
   return ` Candidates: ${candidates.map((c, i) => `"${c.name}"${places[i] ?? ''} [ID: ${c.ref}]`).join(', ')}.`;
+}
+
+/** The hint when the user has none of a kind: no ref or name could be right, and there is no list to pick from. */
+function noneYet(entity: Entity): string {
+  return `There are no ${ENTITY_TABLES[entity].noun}s yet; create one first.`;
 }
