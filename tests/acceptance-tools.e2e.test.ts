@@ -1,6 +1,8 @@
 import { Api, UUID, type StreamEvent } from '../scripts/lib/api';
 import { FakeModel, userText, type ChatRequestBody, type FakeToolCall } from '../scripts/lib/fake-model';
+import { DateTime } from 'luxon';
 import { TestSystem } from '../scripts/lib/system';
+import { waitFor } from '../scripts/lib/wait-for';
 
 /**
  * Acceptance of CONTRACT §7 (tools and IDs) through the real processes: every built-in tool
@@ -240,6 +242,142 @@ describe('refs', () => {
     expectRefused(resultOf(r, 1), 'goal_1 was not shown in this conversation');
     expect(resultOf(r, 1)?.hint).toBe('There are no goals yet; create one first.');
   }, 60_000);
+});
+
+describe('the system message (CONTRACT §8)', () => {
+  it('keeps every heading in order within 60,000 characters when every profile section is over its cap, saying what it cut', async () => {
+    const user = await autonomousUser();
+    const sections = ['soul', 'identity', 'agents', 'tools', 'user', 'memory'];
+    for (const section of sections) {
+      const content = `${section}-start ${'word '.repeat(5_000)}${section}-end`;
+      expect((await user.request('PUT', `/v1/profile/${section}`, { content })).status).toBe(200);
+    }
+    await run(user, 'caps', []);
+    const request = model.requests.find((r) => userText(r.body) === 'caps');
+    const prompt = String(request?.body.messages[0]?.content);
+    expect(prompt.length).toBeLessThanOrEqual(60_000);
+    expect(prompt).toMatch(/^You are /);
+    const headings = [...prompt.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings).toEqual(['Personality', 'Identity', 'Instructions', 'Tools', 'User Profile', 'Long-term Memory']);
+    expect(prompt.match(/\[truncated: \d+ (more|earlier) characters not shown\]/g)).toHaveLength(6);
+    for (const section of sections.slice(0, 5)) expect(prompt).toContain(`${section}-start`);
+    expect(prompt).toContain('memory-end');
+    expect(prompt).toContain('create_folder');
+  });
+});
+
+describe('the turn context (CONTRACT §8)', () => {
+  it("shows relevant documents with the session's refs in a direct session, never in a group one", async () => {
+    const user = await autonomousUser();
+    expect((await user.patch('/v1/preferences', { use_rag_by_default: true })).status).toBe(200);
+    await run(user, 'rag: create', [[call('create_document', { title: 'Receita de bolo', content: 'cenouras ovos farinha' })]]);
+    await run(user, 'rag: bolo de cenouras', [], 'agent:main:api:group:team');
+    await run(user, 'rag: bolo de cenouras?', [], 'agent:main:api:direct:phone');
+    const request = (text: string) => model.requests.find((r) => userText(r.body) === text)?.raw ?? '';
+    expect(request('rag: bolo de cenouras')).not.toMatch(/Relevant documents|Receita de bolo/);
+    expect(request('rag: bolo de cenouras?')).toMatch(/## Relevant documents\\n- \\"Receita de bolo\\" \[ID: document_1\]/);
+  });
+});
+
+describe("other users' rows", () => {
+  it('are out of reach of search, folder contents, renames, moves and retrieval, by name, ref or marked ref', async () => {
+    const owner = await autonomousUser();
+    await run(owner, 'secret: create', [
+      [call('create_folder', { name: 'Privado' })],
+      [call('create_document', { title: 'Diário secreto', folder_id: 'folder_1', content: 'segredo guardado' })],
+    ]);
+    const intruder = await autonomousUser();
+    expect((await intruder.patch('/v1/preferences', { use_rag_by_default: true })).status).toBe(200);
+    const { results: r } = await run(intruder, 'secret: diário segredo guardado', [
+      [
+        call('search_documents', { query: 'segredo' }),
+        call('get_folder_contents', { folder_id: 'privado' }),
+        call('rename_document', { document_id: 'Diario Secreto', new_title: 'Meu' }),
+        call('move_document', { document_id: '[ID: document_1]', folder_id: 'folder_1' }),
+        call('delete_folder', { folder_id: 'folder_1' }),
+      ],
+    ]);
+    expect(resultOf(r, 0)).toMatchObject({ success: true, documents: [] });
+    for (const result of (r[0] ?? []).slice(1)) expectRefused(result, /not shown in this conversation|No (folder|document) named/);
+    // Retrieval is on for the intruder, and the owner's document matches every word: none of it reaches their model.
+    const requests = model.requests.filter((m) => userText(m.body) === 'secret: diário segredo guardado');
+    expect(requests).toHaveLength(2);
+    for (const request of requests) expect(request.raw).not.toMatch(/Relevant documents|Diário secreto|Privado/);
+    const owned = await owner.get('/v1/export');
+    expect(owned.body.documents).toEqual([expect.objectContaining({ title: 'Diário secreto' })]);
+    expect(owned.body.folders).toEqual([expect.objectContaining({ name: 'Privado' })]);
+  });
+});
+
+describe('a reminder set in another session', () => {
+  it("fires at the user's local time, its text stored as an assistant message of the main session", async () => {
+    const user = await autonomousUser();
+    expect((await user.patch('/v1/preferences', { timezone: 'America/Sao_Paulo' })).status).toBe(200);
+    const at = DateTime.now().setZone('America/Sao_Paulo').plus({ seconds: 2 });
+    const { results: r } = await run(
+      user,
+      'remind me from the phone',
+      [[call('create_reminder', { text: 'Alongar agora', at: at.toFormat("yyyy-MM-dd'T'HH:mm:ss") })]],
+      'agent:main:api:direct:phone',
+    );
+    expectDone(resultOf(r, 0), 'reminder_id', 'reminder_1', { at_local: `${at.toFormat('yyyy-MM-dd HH:mm')} (America/Sao_Paulo)` });
+    await waitFor(
+      async () => {
+        const messages = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
+        return messages.some((m) => m.role === 'assistant' && m.content === 'Alongar agora');
+      },
+      'the reminder in the main session',
+      { timeoutMs: 15_000 },
+    );
+    const phone = (await user.get('/v1/sessions/agent:main:api:direct:phone/messages')).body as { content: string }[];
+    expect(phone.map((m) => m.content)).not.toContain('Alongar agora');
+  });
+});
+
+describe('manual mode', () => {
+  it('asks approval for the tools that change data, shown with local times and no UUID; a read-only tool and a UUID refusal come at once', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { timezone: 'America/Sao_Paulo' } });
+    const text = 'manual: plan';
+    programs.set(text, [
+      [
+        call('save_habit', { name: 'Yoga' }),
+        call('list_habits', {}),
+        call('update_habit', { habit_id: FOREIGN_UUID, name: 'x' }),
+        call('create_reminder', { text: 'Ioga', at: '2026-12-23T09:00', repeat: 'daily' }),
+      ],
+    ]);
+    stepResults.set(text, []);
+    const { turn_id: turnId } = await user.send(text);
+    // Both tasks that need no approval end while the turn waits: the read-only one and the refused one.
+    const ended = new Set<string>();
+    const asked = await user.events(turnId, {
+      until: (event) => {
+        if (event.event === 'task_update' && ['completed', 'failed'].includes(String(event.data.status)))
+          ended.add(String(event.data.task_id));
+        return ended.has('task_2') && ended.has('task_3');
+      },
+    });
+    expect(asked.filter((event) => event.event === 'tool_approval_request').map((event) => event.data.task_id)).toEqual([
+      'task_1',
+      'task_4',
+    ]);
+    expect(asked.find((event) => event.event === 'tool_complete')?.data).toMatchObject({ task_id: 'task_2', tool_name: 'list_habits' });
+    const pending = (await user.get('/v1/approvals?status=pending')).body as Result[];
+    expect(pending.map((approval) => [approval.task_id, approval.tool_name, approval.description])).toEqual([
+      ['task_1', 'save_habit', 'Save habit "Yoga"'],
+      ['task_4', 'create_reminder', 'Create reminder "Ioga" at 2026-12-23 09:00 (America/Sao_Paulo), daily'],
+    ]);
+    expect(JSON.stringify(pending.map((approval) => approval.arguments))).not.toMatch(UUID);
+    for (const approval of pending)
+      expect((await user.post(`/v1/approvals/${String(approval.approval_id)}`, { decision: 'approve' })).status).toBe(200);
+    const events = await user.events(turnId);
+    allEvents.push(...events);
+    expect(events.at(-1)?.data.status).toBe('completed');
+    const [results] = stepResults.get(text) as Result[][];
+    expectDone(results?.[0], 'habit_id', 'habit_1');
+    expectRefused(results?.[2], 'UUIDs are not accepted');
+    expectDone(results?.[3], 'reminder_id', 'reminder_1', { at_local: '2026-12-23 09:00 (America/Sao_Paulo)' });
+  });
 });
 
 describe('the boundary', () => {
