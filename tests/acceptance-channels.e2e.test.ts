@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { Api } from '../scripts/lib/api';
+import { FakeModel, userText } from '../scripts/lib/fake-model';
+import { TestSystem } from '../scripts/lib/system';
+import { fixture, telegramPrivateText } from './helpers/channel-fixtures';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
+import { testDb } from './helpers/db';
+import { FakeGraph } from './helpers/fake-graph';
+import { FakeTelegram } from './helpers/fake-telegram';
+import { telegramGroupText } from './helpers/telegram-updates';
+
+/**
+ * CONTRACT §6 as the product's owners check it: the exact session keys a chat's messages reach,
+ * which group messages address the bot, the WhatsApp signature over the raw body, the read receipt's
+ * exact body, and the short reply to what cannot be read, through the real processes and fake providers.
+ */
+const model = new FakeModel();
+const telegram = new FakeTelegram();
+const graph = new FakeGraph();
+const system = new TestSystem();
+let db: pg.Pool;
+let api: Api;
+
+const TG_SECRET = 'tg-acceptance_secret';
+const WA_APP_SECRET = 'wa-acceptance-secret';
+const WA_VERIFY = 'wa-acceptance-verify';
+const UNSUPPORTED = 'I can only read text messages';
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
+const nextId = () => webhooks.nextId();
+
+beforeAll(async () => {
+  await Promise.all([model.start(), telegram.start(), graph.start()]);
+  model.script = (body) => ({ content: `echo: ${userText(body)}` });
+  db = testDb();
+  await system.start({
+    env: {
+      OPENAI_BASE_URL: model.url,
+      TELEGRAM_BOT_TOKEN: '7000000001:acceptance-token',
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      ...graph.settings(WA_APP_SECRET, WA_VERIFY),
+    },
+  });
+  api = new Api(system.url);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
+  await system.stop();
+  await Promise.all([model.stop(), telegram.stop(), graph.stop()]);
+  await db.end();
+});
+
+const texts = (calls: { body: any }[]) => calls.map((call) => call.body.text);
+const mention = () => `@${telegram.bot.username}`;
+/** The turn a channel message started, by the update or message id it came with. */
+const turnOfMessage = async (channel: string, externalId: string) =>
+  system.waitFor(
+    async () =>
+      (
+        await db.query<{ turn_id: string }>(
+          'SELECT turn_id FROM channel_messages WHERE channel = $1 AND external_id LIKE $2 AND turn_id IS NOT NULL',
+          [channel, `%${externalId}`],
+        )
+      ).rows[0]?.turn_id,
+    'the turn of the message',
+  );
+const identityUserId = async (channel: string, externalId: string) =>
+  (
+    await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [
+      channel,
+      externalId,
+    ])
+  ).rows[0]?.user_id;
+
+describe('session keys (CONTRACT §6)', () => {
+  it('are agent:main:main for direct chats, agent:main:telegram:group:<id> for a group; per-channel gives direct:<peer>', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Keys' });
+    const chat = nextId();
+    const waId = `55119${nextId()}`;
+    const group = -nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'the confirmations');
+
+    /** Sends a message and returns the session key its turn_started event names. */
+    const keyOf = async (send: () => Promise<{ channel: string; id: string }>) => {
+      const { channel, id } = await send();
+      const turnId = await turnOfMessage(channel, id);
+      const events = await user.events(turnId);
+      return events.find((event) => event.event === 'turn_started')?.data.session_key;
+    };
+    const telegramDirect = async () => {
+      const update = webhooks.tgText(chat, 'direct on telegram');
+      expect((await webhooks.postTelegram(update)).status).toBe(200);
+      return { channel: 'telegram', id: String(update.update_id) };
+    };
+    const whatsappDirect = async () => {
+      const id = `wamid.${randomUUID()}`;
+      expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'direct on whatsapp', id))).status).toBe(200);
+      return { channel: 'whatsapp', id };
+    };
+    const telegramGroup = async () => {
+      const update = telegramGroupText(group, chat, 'in the group', nextId(), mention());
+      expect((await webhooks.postTelegram(update)).status).toBe(200);
+      return { channel: 'telegram', id: String(update.update_id) };
+    };
+
+    expect(await keyOf(telegramDirect)).toBe('agent:main:main');
+    expect(await keyOf(whatsappDirect)).toBe('agent:main:main');
+    expect(await keyOf(telegramGroup)).toBe(`agent:main:telegram:group:${group}`);
+    expect((await user.patch('/v1/preferences', { settings: { dm_scope: 'per-channel' } })).status).toBe(200);
+    expect(await keyOf(telegramDirect)).toBe(`agent:main:telegram:direct:${chat}`);
+    expect(await keyOf(whatsappDirect)).toBe(`agent:main:whatsapp:direct:${waId}`);
+    expect(await keyOf(telegramGroup)).toBe(`agent:main:telegram:group:${group}`);
+
+    const sessions = await user.get<{ session_key: string }[]>('/v1/sessions');
+    expect(sessions.status).toBe(200);
+    expect(sessions.body.map((session) => session.session_key).sort()).toEqual(
+      [
+        'agent:main:main',
+        `agent:main:telegram:direct:${chat}`,
+        `agent:main:telegram:group:${group}`,
+        `agent:main:whatsapp:direct:${waId}`,
+      ].sort(),
+    );
+  });
+});
+
+describe('a Telegram group', () => {
+  it('is answered when the bot is addressed: @username in any case, a reply to it, /command@bot', async () => {
+    const group = -nextId();
+    const member = nextId();
+    const handle = mention();
+    const plain = (text: string) => telegramGroupText(group, member, text, nextId());
+    const upper = telegramGroupText(group, member, 'shouted', nextId(), handle.toUpperCase());
+    const reply = plain('answering you');
+    Object.assign(reply.message, { reply_to_message: { message_id: 1, from: { ...telegram.bot }, chat: reply.message.chat, date: 1 } });
+    const command = plain(`/help${handle}`);
+    command.message.entities = [{ offset: 0, length: command.message.text.length, type: 'bot_command' }];
+    for (const update of [upper, reply, command]) expect((await webhooks.postTelegram(update)).status).toBe(200);
+    await system.waitFor(() => telegram.received(group).length === 3, 'three answers');
+    expect(texts(telegram.received(group))).toEqual(['echo: shouted', 'echo: answering you', 'echo: /help']);
+  });
+
+  it('is not answered for another bot: its handle, a longer handle, /command@other_bot, a reply to another bot', async () => {
+    const group = -nextId();
+    const member = nextId();
+    const handle = mention();
+    const plain = (text: string) => telegramGroupText(group, member, text, nextId());
+    const longer = telegramGroupText(group, member, 'not you', nextId(), `${handle}_fan`);
+    const other = plain('/help@other_bot');
+    other.message.entities = [{ offset: 0, length: other.message.text.length, type: 'bot_command' }];
+    const otherReply = plain('to the other bot');
+    Object.assign(otherReply.message, {
+      reply_to_message: {
+        message_id: 2,
+        from: { id: 42, is_bot: true, first_name: 'Other', username: 'other_bot' },
+        chat: otherReply.message.chat,
+        date: 1,
+      },
+    });
+    const otherMention = plain('Other, by name');
+    Object.assign(otherMention.message, {
+      entities: [{ offset: 0, length: 5, type: 'text_mention', user: { id: 43, is_bot: false, first_name: 'Ana' } }],
+    });
+    const quiet = [longer, other, otherReply, otherMention];
+    for (const update of quiet) expect((await webhooks.postTelegram(update)).status).toBe(200);
+    expect((await webhooks.postTelegram(telegramGroupText(group, member, 'barrier', nextId(), handle))).status).toBe(200);
+    await system.waitFor(() => telegram.received(group).length === 1, 'the barrier answer');
+    expect(texts(telegram.received(group))).toEqual(['echo: barrier']);
+  });
+});
+
+describe('the Telegram secret', () => {
+  it('must match exactly: another case, a prefix or a longer value answers 401', async () => {
+    const chat = nextId();
+    for (const secret of [TG_SECRET.toUpperCase(), TG_SECRET.slice(0, -1), `${TG_SECRET}x`, `x${TG_SECRET}`]) {
+      expect((await webhooks.postTelegram(webhooks.tgText(chat, 'sneaky'), secret)).status).toBe(401);
+    }
+    expect(await identityUserId('telegram', String(chat))).toBeUndefined();
+  });
+});
+
+describe('the WhatsApp webhook', () => {
+  it('answers the challenge as plain text only to mode subscribe with the token; anything else 403', async () => {
+    const get = (query: string) => fetch(`${system.url}/webhooks/whatsapp?${query}`);
+    const ok = await get(`hub.mode=subscribe&hub.verify_token=${WA_VERIFY}&hub.challenge=424242`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await ok.text()).toBe('424242');
+    for (const query of [
+      `hub.mode=unsubscribe&hub.verify_token=${WA_VERIFY}&hub.challenge=1`,
+      `hub.verify_token=${WA_VERIFY}&hub.challenge=1`,
+      'hub.mode=subscribe&hub.challenge=1',
+      `hub.mode=subscribe&hub.verify_token=${WA_VERIFY}x&hub.challenge=1`,
+      '',
+    ]) {
+      expect((await get(query)).status).toBe(403);
+    }
+  });
+
+  it('checks the signature over the bytes received: a body signed as sent is answered, the same JSON re-serialised is refused', async () => {
+    const waId = `55119${nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    const compact = webhooks.waText(waId, 'olá, ação', id);
+    // As Meta may send it: indented, and non-ASCII escaped.
+    const pretty = JSON.stringify(JSON.parse(compact), null, 2).replace(
+      /[\u0080-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    expect((await webhooks.postWhatsApp(pretty, webhooks.sign(compact))).status).toBe(401);
+    expect((await webhooks.postWhatsApp(compact, webhooks.sign(pretty))).status).toBe(401);
+    expect(await identityUserId('whatsapp', waId)).toBeUndefined();
+    expect((await webhooks.postWhatsApp(pretty, webhooks.sign(pretty))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 1, 'the reply');
+    expect(graph.received(waId)[0]?.body.text.body).toBe('echo: olá, ação');
+  });
+
+  it('marks the message read with exactly the typing indicator body of the contract', async () => {
+    const waId = `55119${nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'typing?', id))).status).toBe(200);
+    const receipt = await system.waitFor(() => graph.readReceipts().find((request) => request.body.message_id === id), 'the receipt');
+    expect(receipt.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: id, typing_indicator: { type: 'text' } });
+  });
+});
+
+describe('what cannot be read', () => {
+  it('gets the short reply on WhatsApp: a sticker, a location, a document; no turn', async () => {
+    const kinds = {
+      sticker: { sticker: { id: '2', mime_type: 'image/webp', animated: false } },
+      location: { location: { latitude: -23.5, longitude: -46.6, name: 'Casa' } },
+      document: { document: { id: '3', filename: 'a.pdf', mime_type: 'application/pdf' } },
+    };
+    for (const [type, content] of Object.entries(kinds)) {
+      const waId = `55119${nextId()}`;
+      expect((await webhooks.postWhatsApp(webhooks.waMessage({ phone: waId }, { type, ...content }))).status).toBe(200);
+      await system.waitFor(() => graph.received(waId).length === 1, `the reply to a ${type}`);
+      expect(graph.received(waId)[0]?.body.text.body).toContain(UNSUPPORTED);
+      const userId = await identityUserId('whatsapp', waId);
+      expect((await db.query('SELECT 1 FROM turns WHERE user_id = $1', [userId])).rows).toEqual([]);
+    }
+  });
+
+  it('gets the short reply on Telegram: a location, a document', async () => {
+    const kinds = {
+      location: { location: { latitude: -23.5, longitude: -46.6 } },
+      document: { document: { file_id: 'doc-1', file_unique_id: 'udoc-1', file_name: 'a.pdf' } },
+    };
+    for (const content of Object.values(kinds)) {
+      const chat = nextId();
+      const update = fixture(telegramPrivateText);
+      update.update_id = nextId();
+      const { text: _text, ...message } = update.message;
+      const body = {
+        update_id: update.update_id,
+        message: { ...message, from: { ...message.from, id: chat }, chat: { ...message.chat, id: chat }, ...content },
+      };
+      expect((await webhooks.postTelegram(body)).status).toBe(200);
+      await system.waitFor(() => telegram.received(chat).length === 1, 'the reply');
+      expect(telegram.received(chat)[0]?.body.text).toContain(UNSUPPORTED);
+    }
+  });
+});
