@@ -129,19 +129,21 @@ describe('session keys (CONTRACT §6)', () => {
 });
 
 describe('a Telegram group', () => {
-  it('is answered when the bot is addressed: @username in any case, a reply to it, /command@bot', async () => {
+  it('is answered when the bot is addressed: @username in any case, text_mention, a reply to it, /command@bot', async () => {
     const group = -nextId();
     const member = nextId();
     const handle = mention();
     const plain = (text: string) => telegramGroupText(group, member, text, nextId());
     const upper = telegramGroupText(group, member, 'shouted', nextId(), handle.toUpperCase());
+    const textMention = plain('Nexo, by name');
+    Object.assign(textMention.message, { entities: [{ offset: 0, length: 4, type: 'text_mention', user: { ...telegram.bot } }] });
     const reply = plain('answering you');
     Object.assign(reply.message, { reply_to_message: { message_id: 1, from: { ...telegram.bot }, chat: reply.message.chat, date: 1 } });
     const command = plain(`/help${handle}`);
     command.message.entities = [{ offset: 0, length: command.message.text.length, type: 'bot_command' }];
-    for (const update of [upper, reply, command]) expect((await webhooks.postTelegram(update)).status).toBe(200);
-    await system.waitFor(() => telegram.received(group).length === 3, 'three answers');
-    expect(texts(telegram.received(group))).toEqual(['echo: shouted', 'echo: answering you', 'echo: /help']);
+    for (const update of [upper, textMention, reply, command]) expect((await webhooks.postTelegram(update)).status).toBe(200);
+    await system.waitFor(() => telegram.received(group).length === 4, 'four answers');
+    expect(texts(telegram.received(group))).toEqual(['echo: shouted', 'echo: Nexo, by name', 'echo: answering you', 'echo: /help']);
   });
 
   it('is not answered for another bot: its handle, a longer handle, /command@other_bot, a reply to another bot', async () => {

@@ -98,6 +98,16 @@ describe('telegram schemas and inbound mapping', () => {
     expect(await read(reply)).toMatchObject({ content: { kind: 'text', text: 'lista meus hábitos' } });
   });
 
+  it('answers a group message that names the bot with a text_mention, and not one naming someone else', async () => {
+    const named = (user: { id: number; first_name: string }) => {
+      const update = fixture(telegramGroupMention);
+      Object.assign(update.message, { text: 'Nexo, lista', entities: [{ offset: 0, length: 4, type: 'text_mention', user }] });
+      return update;
+    };
+    expect(await read(named({ id: 7000000001, first_name: 'Nexo' }))).toMatchObject({ content: { kind: 'text', text: 'Nexo, lista' } });
+    expect(await read(named({ id: 5550003, first_name: 'Ana' }))).toBeUndefined();
+  });
+
   it('ignores a command for another bot in a group, even as a reply to this bot', async () => {
     const update = fixture(telegramGroupMention);
     Object.assign(update.message, {

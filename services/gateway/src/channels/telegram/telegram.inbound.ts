@@ -63,7 +63,7 @@ export async function telegramInbound(
   const inGroup = message.chat.type !== 'private';
   if (inGroup) {
     const username = await bot.username();
-    if (!addressesBot(message, username)) return undefined;
+    if (!addressesBot(message, { id: bot.id, username })) return undefined;
     if (content.kind === 'text') content.text = withoutMention(content.text, username);
     if (content.kind === 'photo') content.caption = withoutMention(content.caption, username);
     if (content.kind === 'text' && content.text === '') return undefined;
@@ -110,10 +110,11 @@ function largestPhoto(sizes: NonNullable<TelegramMessage['photo']>) {
 }
 
 /**
- * Mentioned by @username (also `/command@username`), a bare command, or a reply to the bot's
- * message; never a command for another bot (`/new@other_bot`), even in a reply to this one's.
+ * Mentioned by @username (also `/command@username`) or by name (a `text_mention` of the bot's id),
+ * a bare command, or a reply to the bot's message; never a command for another bot
+ * (`/new@other_bot`), even in a reply to this one's.
  */
-export function addressesBot(message: TelegramMessage, username: string): boolean {
+export function addressesBot(message: TelegramMessage, { id, username }: { id: string; username: string }): boolean {
   const handle = `@${username}`.toLowerCase();
   const text = message.text ?? message.caption ?? '';
   const entities = message.text !== undefined ? message.entities : message.caption_entities;
@@ -123,7 +124,12 @@ export function addressesBot(message: TelegramMessage, username: string): boolea
   }));
   const command = pieces.find(({ entity }) => entity.type === 'bot_command' && entity.offset === 0)?.piece;
   if (command?.includes('@') && !command.endsWith(handle)) return false;
-  const mentioned = command !== undefined || pieces.some(({ entity, piece }) => entity.type === 'mention' && piece === handle);
+  const mentioned =
+    command !== undefined ||
+    pieces.some(
+      ({ entity, piece }) =>
+        (entity.type === 'mention' && piece === handle) || (entity.type === 'text_mention' && String(entity.user?.id) === id),
+    );
   const repliedTo = message.reply_to_message?.from;
   return mentioned || (repliedTo?.is_bot === true && repliedTo.username?.toLowerCase() === username.toLowerCase());
 }

@@ -16,7 +16,8 @@ export const telegramUser = z.looseObject({
 const file = z.looseObject({ file_id: z.string(), file_size: z.number().optional() });
 const photoSize = z.looseObject({ file_id: z.string(), width: z.number(), height: z.number(), file_size: z.number().optional() });
 
-const entity = z.looseObject({ type: z.string(), offset: z.number().int(), length: z.number().int() });
+/** A `text_mention` (a person named without a @username, picked from the chat's members) carries its `user`. */
+const entity = z.looseObject({ type: z.string(), offset: z.number().int(), length: z.number().int(), user: telegramUser.optional() });
 
 export const telegramMessage = z.looseObject({
   message_id: z.number().int().optional(),
