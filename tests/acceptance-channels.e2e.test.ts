@@ -266,3 +266,22 @@ describe('what cannot be read', () => {
     }
   });
 });
+
+describe("a new WhatsApp user's time zone", () => {
+  it("is their country's own zone", async () => {
+    const digits = () => String(nextId()).slice(-7);
+    // Sweden, Iceland and Kuwait: one zone each, which the tz database's newer country table names after a neighbour's.
+    const numbers = {
+      [`4670${digits()}`]: 'Europe/Stockholm',
+      [`3546${digits().slice(1)}`]: 'Atlantic/Reykjavik',
+      [`9655${digits()}`]: 'Asia/Kuwait',
+    };
+    for (const waId of Object.keys(numbers)) expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'hej'))).status).toBe(200);
+    await system.waitFor(() => Object.keys(numbers).every((waId) => graph.received(waId).length >= 1), 'the replies');
+    for (const [waId, zone] of Object.entries(numbers)) {
+      const userId = await identityUserId('whatsapp', waId);
+      const { rows } = await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [userId]);
+      expect(rows[0]?.timezone).toBe(zone);
+    }
+  });
+});

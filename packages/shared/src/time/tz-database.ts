@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
  * its CommonJS entry is loaded and typed here (the functions used).
  */
 export const tzDatabase = createRequire(__filename)('countries-and-timezones') as {
-  getCountry: (code: string) => { timezones: string[] } | null;
-  getTimezone: (name: string) => { aliasOf: string | null } | null;
+  getCountry: (code: string, options?: { deprecated: boolean }) => { timezones: string[] } | null;
+  getTimezone: (name: string) => { aliasOf: string | null; countries: string[] } | null;
   getAllTimezones: (options: { deprecated: boolean }) => Record<string, unknown>;
 };

@@ -12,9 +12,14 @@ describe('timeZoneForWhatsApp', () => {
     ['819012345678', 'Asia/Tokyo'], // Japan: one zone
     ['4915112345678', 'Europe/Berlin'],
     ['299321000', 'America/Nuuk'], // Greenland: its capital's zone, which the city table names by its alias America/Godthab
-    ['60123456789', 'Asia/Singapore'], // Malaysia: the peninsula's zone (Kuala Lumpur, an alias of it) over Kuching's
+    ['60123456789', 'Asia/Kuala_Lumpur'], // Malaysia: the peninsula's zone over Kuching's, by its own name (the table's is Asia/Singapore)
     ['38344123456', 'Europe/Belgrade'], // Kosovo: its own calling code, no row of its own in the tz country table
-    ['2476001', 'Africa/Abidjan'], // Ascension: Saint Helena's zone (UTC all year)
+    ['2476001', 'Atlantic/St_Helena'], // Ascension: Saint Helena's zone (UTC all year)
+    ['46701234567', 'Europe/Stockholm'], // Sweden: its own name for the zone the tz country table calls Europe/Berlin
+    ['3546123456', 'Atlantic/Reykjavik'], // Iceland: not Africa/Abidjan
+    ['96551234567', 'Asia/Kuwait'], // Kuwait: not Asia/Riyadh
+    ['385911234567', 'Europe/Zagreb'], // Croatia: not Europe/Belgrade
+    ['12423571234', 'America/Nassau'], // the Bahamas: not America/Toronto
   ])('%s is in %s', (number, zone) => {
     expect(timeZoneForWhatsApp(number)).toBe(zone);
   });

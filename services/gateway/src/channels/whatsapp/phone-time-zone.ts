@@ -22,7 +22,8 @@ export function timeZoneForWhatsApp(id: string): string | undefined {
   const country = bsuidCountry(id);
   if (country === undefined) return timeZoneForPhone(id);
   const found = countryZones(country);
-  return found?.zones.length === 1 ? found.zones[0] : undefined;
+  const zone = found?.zones.length === 1 ? found.zones[0] : undefined;
+  return found && zone ? ownName(found.country, zone) : undefined;
 }
 
 /**
@@ -39,8 +40,23 @@ function timeZoneForPhone(waId: string): string | undefined {
   const region = number?.country ?? number?.getPossibleCountries()[0];
   const found = region ? countryZones(region) : undefined;
   if (!found) return undefined;
-  if (found.zones.length === 1) return found.zones[0];
-  return mostPopulous(found.country, found.zones) ?? found.zones[0];
+  const zone = found.zones.length === 1 ? found.zones[0] : (mostPopulous(found.country, found.zones) ?? found.zones[0]);
+  return zone && ownName(found.country, zone);
+}
+
+/**
+ * The zone by the name its country knows it: the tz database's country table names a zone kept
+ * by several countries after one of them (Sweden's and Norway's Europe/Berlin, Iceland's
+ * Africa/Abidjan); the country's own alias of it (Europe/Stockholm), the same clock, is used
+ * instead. The first by name when it has two (Mali's Africa/Bamako over Africa/Timbuktu).
+ */
+function ownName(country: string, zone: string): string {
+  if (getTimezone(zone)?.countries[0] === country) return zone;
+  const own = getCountry(country, { deprecated: true })?.timezones.find((name) => {
+    const alias = getTimezone(name);
+    return alias?.aliasOf === zone && alias.countries.length === 1 && name.includes('/');
+  });
+  return own ?? zone;
 }
 
 /** A region's country in the tz database's table and its zones; undefined when it has none. */
