@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
-import { FakeModel, userText } from '../scripts/lib/fake-model';
+import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
 import { fixture, telegramPrivateText } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
@@ -26,12 +26,19 @@ const TG_SECRET = 'tg-acceptance_secret';
 const WA_APP_SECRET = 'wa-acceptance-secret';
 const WA_VERIFY = 'wa-acceptance-verify';
 const UNSUPPORTED = 'I can only read text messages';
+const DIGEST = 'Fake digest: the user keeps bees.';
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
 const nextId = () => webhooks.nextId();
 
 beforeAll(async () => {
   await Promise.all([model.start(), telegram.start(), graph.start()]);
-  model.script = (body) => ({ content: `echo: ${userText(body)}` });
+  model.script = (body) => {
+    if (String(body.messages[0]?.content).startsWith('You write session digests')) return { content: DIGEST };
+    const folder = /^make folder (.+)$/.exec(userText(body))?.[1];
+    if (folder)
+      return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    return { content: `echo: ${userText(body)}` };
+  };
   db = testDb();
   await system.start({
     env: {
@@ -283,5 +290,59 @@ describe("a new WhatsApp user's time zone", () => {
       const { rows } = await db.query<{ timezone: string }>('SELECT timezone FROM user_preferences WHERE user_id = $1', [userId]);
       expect(rows[0]?.timezone).toBe(zone);
     }
+  });
+});
+
+describe('chat commands and approvals', () => {
+  it('/new digests the conversation into MEMORY and starts a fresh main session', async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Renewed' });
+    const waId = `55119${nextId()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'I keep bees'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 2, 'the answer');
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, '/new'))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 3, 'the /new confirmation');
+    expect((await user.get('/v1/sessions/agent:main:main/messages')).body).toEqual([]);
+    const memory = await system.waitFor(async () => {
+      const { body } = await user.get<{ memory: string }>('/v1/profile');
+      return body.memory.includes(DIGEST) ? body.memory : undefined;
+    }, 'the digest in MEMORY');
+    expect(memory).toContain('(agent:main:main)');
+  });
+
+  it('decides an approval by its buttons: Telegram reject (answered with a toast), WhatsApp approve', async () => {
+    const chat = nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'make folder Nope'))).status).toBe(200);
+    const question = await system.waitFor(() => telegram.received(chat)[0], 'the Telegram approval request');
+    const [, reject] = question.body.reply_markup.inline_keyboard[0] as { callback_data: string }[];
+    const press = {
+      update_id: nextId(),
+      callback_query: {
+        id: `cb-${nextId()}`,
+        from: { id: chat, is_bot: false, first_name: 'Tiago' },
+        message: { message_id: question.body.message_id ?? 1, from: { ...telegram.bot }, chat: { id: chat, type: 'private' }, date: 1 },
+        chat_instance: '1',
+        data: reject?.callback_data,
+      },
+    };
+    expect((await webhooks.postTelegram(press)).status).toBe(200);
+    const toast = telegram.calls.find(
+      (call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === press.callback_query.id,
+    );
+    expect(toast?.body.text).toBe('Rejected');
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the answer after the rejection');
+    const tgUser = await identityUserId('telegram', String(chat));
+    expect((await db.query('SELECT status FROM approvals WHERE user_id = $1', [tgUser])).rows).toEqual([{ status: 'rejected' }]);
+
+    const waId = `55119${nextId()}`;
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'make folder Colmeia'))).status).toBe(200);
+    const asked = await system.waitFor(() => graph.received(waId)[0], 'the WhatsApp approval request');
+    const [approve] = asked.body.interactive.action.buttons as { reply: { id: string; title: string } }[];
+    const reply = { type: 'interactive', interactive: { type: 'button_reply', button_reply: approve?.reply } };
+    expect((await webhooks.postWhatsApp(webhooks.waMessage({ phone: waId }, reply))).status).toBe(200);
+    await system.waitFor(() => graph.received(waId).length === 2, 'the result');
+    expect(graph.received(waId)[1]?.body.text.body).toBe('Created Colmeia.');
+    const waUser = await identityUserId('whatsapp', waId);
+    expect((await db.query('SELECT name FROM folders WHERE user_id = $1', [waUser])).rows).toEqual([{ name: 'Colmeia' }]);
   });
 });
