@@ -346,3 +346,23 @@ describe('chat commands and approvals', () => {
     expect((await db.query('SELECT name FROM folders WHERE user_id = $1', [waUser])).rows).toEqual([{ name: 'Colmeia' }]);
   });
 });
+
+describe('a voice note over 20 MB', () => {
+  it('is neither downloaded nor transcribed, on either channel: the chat is told it could not be heard', async () => {
+    const big = 'x'.repeat(20 * 1024 * 1024 + 1);
+    const chat = nextId();
+    telegram.addFile('voice-big', 'voice/big.oga', big);
+    expect((await webhooks.postTelegram(webhooks.tgVoice(chat, 'voice-big'))).status).toBe(200);
+    const waId = `55119${nextId()}`;
+    graph.addMedia('media-big', 'audio/ogg', big);
+    const audio = { type: 'audio', audio: { id: 'media-big', mime_type: 'audio/ogg; codecs=opus', voice: true } };
+    expect((await webhooks.postWhatsApp(webhooks.waMessage({ phone: waId }, audio))).status).toBe(200);
+
+    await system.waitFor(() => telegram.received(chat).length === 1 && graph.received(waId).length === 1, 'both replies');
+    expect(telegram.received(chat)[0]?.body.text).toContain('could not make out that voice note');
+    expect(graph.received(waId)[0]?.body.text.body).toContain('could not make out that voice note');
+    expect(telegram.calls.filter((call) => call.method === 'download' && call.body.path === 'voice/big.oga')).toEqual([]);
+    expect(graph.requests.filter((request) => request.path === '/media-download/media-big')).toEqual([]);
+    expect(model.transcriptions).toEqual([]);
+  });
+});
