@@ -27,6 +27,8 @@ const WA_APP_SECRET = 'wa-acceptance-secret';
 const WA_VERIFY = 'wa-acceptance-verify';
 const UNSUPPORTED = 'I can only read text messages';
 const DIGEST = 'Fake digest: the user keeps bees.';
+/** 6,000 characters that grow past 4,096 several times over once escaped for Telegram's HTML. */
+const ESCAPES = Array.from({ length: 1_000 }, (_, i) => `<${i % 10}&>`).join(' ');
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
 const nextId = () => webhooks.nextId();
 
@@ -37,6 +39,7 @@ beforeAll(async () => {
     const folder = /^make folder (.+)$/.exec(userText(body))?.[1];
     if (folder)
       return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
+    if (userText(body) === 'escapes') return { content: ESCAPES };
     return { content: `echo: ${userText(body)}` };
   };
   db = testDb();
@@ -364,5 +367,18 @@ describe('a voice note over 20 MB', () => {
     expect(telegram.calls.filter((call) => call.method === 'download' && call.body.path === 'voice/big.oga')).toEqual([]);
     expect(graph.requests.filter((request) => request.path === '/media-download/media-big')).toEqual([]);
     expect(model.transcriptions).toEqual([]);
+  });
+});
+
+describe('Telegram parts', () => {
+  it('stay under 4,096 characters as sent, with parse_mode HTML, when escaping makes the text longer', async () => {
+    const chat = nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'escapes'))).status).toBe(200);
+    const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    await system.waitFor(() => unescape(texts(telegram.received(chat)).join(' ')) === ESCAPES, 'every part');
+    for (const part of telegram.received(chat)) {
+      expect(part.body.parse_mode).toBe('HTML');
+      expect(part.body.text.length).toBeLessThan(4_096);
+    }
   });
 });
