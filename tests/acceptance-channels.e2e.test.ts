@@ -29,6 +29,8 @@ const UNSUPPORTED = 'I can only read text messages';
 const DIGEST = 'Fake digest: the user keeps bees.';
 /** 6,000 characters that grow past 4,096 several times over once escaped for Telegram's HTML. */
 const ESCAPES = Array.from({ length: 1_000 }, (_, i) => `<${i % 10}&>`).join(' ');
+/** About 15,000 characters: four parts on Telegram. */
+const LONG_ANSWER = Array.from({ length: 1_700 }, (_, i) => `word${String(i).padStart(4, '0')}`).join(' ');
 const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, WA_APP_SECRET);
 const nextId = () => webhooks.nextId();
 
@@ -40,6 +42,7 @@ beforeAll(async () => {
     if (folder)
       return afterTools(body) ? { content: `Created ${folder}.` } : { toolCalls: [{ name: 'create_folder', arguments: { name: folder } }] };
     if (userText(body) === 'escapes') return { content: ESCAPES };
+    if (userText(body) === 'a long answer') return { content: LONG_ANSWER };
     return { content: `echo: ${userText(body)}` };
   };
   db = testDb();
@@ -380,5 +383,24 @@ describe('Telegram parts', () => {
       expect(part.body.parse_mode).toBe('HTML');
       expect(part.body.text.length).toBeLessThan(4_096);
     }
+  });
+});
+
+describe('a gateway killed while a part of a long answer is with Telegram', () => {
+  it('sends every part once: none before it again, none lost after it', async () => {
+    const chat = nextId();
+    const held = telegram.hold(chat, 1);
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'a long answer'))).status).toBe(200);
+    await held.arrived;
+    await system.signal('gateway', 'SIGKILL');
+    // Telegram takes the second part though the gateway that sent it is gone.
+    held.release();
+    system.spawn('gateway');
+    await system.waitReady();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'after the crash'))).status).toBe(200);
+    // The chat's line keeps the later answer behind the long one: once it arrives, the long one's delivery has ended.
+    await system.waitFor(() => texts(telegram.received(chat)).includes('echo: after the crash'), 'the later answer');
+    const parts = texts(telegram.received(chat)).slice(0, -1) as string[];
+    expect(parts.join(' ')).toBe(LONG_ANSWER);
   });
 });

@@ -23,7 +23,7 @@ export class FakeTelegram extends LocalHttpServer {
   readonly calls: TelegramCall[] = [];
   readonly bot = { id: 7000000001, is_bot: true, first_name: 'Nexo', username: 'nexo_test_bot' };
   private readonly failures = new Map<string, Canned[]>();
-  private readonly holds = new Map<string, { arrived: () => void; released: Promise<void> }>();
+  private readonly holds = new Map<string, { arrived: () => void; released: Promise<void>; skip: number }>();
   /** Files a bot can download (getFile, then /file/bot<token>/<path>), by file_id. */
   private readonly files = new Map<string, { path: string; data: string }>();
   /** Basic groups upgraded to a supergroup: the supergroup's id, by the old group's. */
@@ -71,15 +71,15 @@ export class FakeTelegram extends LocalHttpServer {
   }
 
   /**
-   * The chat's next sendMessage is answered only once `release` is called (a slow provider): it is
-   * in flight from `arrived` until then.
+   * The chat's next sendMessage (after `skip` others, answered at once) is answered only once
+   * `release` is called (a slow provider): it is in flight from `arrived` until then.
    */
-  hold(chatId: string | number): { arrived: Promise<void>; release: () => void } {
+  hold(chatId: string | number, skip = 0): { arrived: Promise<void>; release: () => void } {
     let release = () => undefined as void;
     let arrived = () => undefined as void;
     const arrival = new Promise<void>((resolve) => (arrived = resolve));
     const released = new Promise<void>((resolve) => (release = resolve));
-    this.holds.set(String(chatId), { arrived, released });
+    this.holds.set(String(chatId), { arrived, released, skip });
     return { arrived: arrival, release };
   }
 
@@ -137,7 +137,7 @@ export class FakeTelegram extends LocalHttpServer {
     }
     if (method === 'sendMessage') {
       const held = this.holds.get(String(body.chat_id));
-      if (held) {
+      if (held && held.skip-- === 0) {
         this.holds.delete(String(body.chat_id));
         held.arrived();
         return void held.released.then(() => this.handle(req, raw, res));
