@@ -5,7 +5,7 @@ import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { TestSystem } from '../scripts/lib/system';
 import { fixture, telegramPrivateText } from './helpers/channel-fixtures';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
-import { testDb } from './helpers/db';
+import { injectFault, testDb } from './helpers/db';
 import { FakeGraph } from './helpers/fake-graph';
 import { FakeTelegram } from './helpers/fake-telegram';
 import { telegramGroupText } from './helpers/telegram-updates';
@@ -343,7 +343,10 @@ describe('chat commands and approvals', () => {
     const waId = `55119${nextId()}`;
     expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'make folder Colmeia'))).status).toBe(200);
     const asked = await system.waitFor(() => graph.received(waId)[0], 'the WhatsApp approval request');
-    const [approve] = asked.body.interactive.action.buttons as { reply: { id: string; title: string } }[];
+    const buttons = asked.body.interactive.action.buttons as { reply: { id: string; title: string } }[];
+    expect(buttons.length).toBeLessThanOrEqual(3);
+    for (const { reply } of buttons) expect(reply.id.length <= 256 && [...reply.title].length <= 20).toBe(true);
+    const [approve] = buttons;
     const reply = { type: 'interactive', interactive: { type: 'button_reply', button_reply: approve?.reply } };
     expect((await webhooks.postWhatsApp(webhooks.waMessage({ phone: waId }, reply))).status).toBe(200);
     await system.waitFor(() => graph.received(waId).length === 2, 'the result');
@@ -383,6 +386,37 @@ describe('Telegram parts', () => {
       expect(part.body.parse_mode).toBe('HTML');
       expect(part.body.text.length).toBeLessThan(4_096);
     }
+  });
+});
+
+describe('an update the database cannot store', () => {
+  it('is answered 5xx so the provider delivers it again; the redelivery is answered once', async () => {
+    const chat = nextId();
+    const update = webhooks.tgText(chat, 'stored at last');
+    const waId = `55119${nextId()}`;
+    const id = `wamid.${randomUUID()}`;
+    const raw = webhooks.waText(waId, 'guardado enfim', id);
+    const removeFault = await injectFault(
+      db,
+      `test_unstorable_${chat}`,
+      'channel_messages',
+      `IF NEW.external_id LIKE '%${update.update_id}' OR NEW.external_id = '${id}' THEN RAISE EXCEPTION 'the database is failing'; END IF;`,
+    );
+    try {
+      expect((await webhooks.postTelegram(update)).status).toBeGreaterThanOrEqual(500);
+      expect((await webhooks.postWhatsApp(raw)).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await removeFault();
+    }
+    for (let delivery = 0; delivery < 2; delivery++) {
+      expect((await webhooks.postTelegram(update)).status).toBe(200);
+      expect((await webhooks.postWhatsApp(raw)).status).toBe(200);
+    }
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'barrier'))).status).toBe(200);
+    expect((await webhooks.postWhatsApp(webhooks.waText(waId, 'barrier'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2 && graph.received(waId).length === 2, 'the answers');
+    expect(texts(telegram.received(chat))).toEqual(['echo: stored at last', 'echo: barrier']);
+    expect(graph.received(waId).map((request) => request.body.text.body)).toEqual(['echo: guardado enfim', 'echo: barrier']);
   });
 });
 
