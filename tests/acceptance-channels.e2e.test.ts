@@ -316,6 +316,21 @@ describe('chat commands and approvals', () => {
     expect(memory).toContain('(agent:main:main)');
   });
 
+  it("/new under dm_scope per-channel resets the chat's own session, not the main one", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Per chat', preferences: { settings: { dm_scope: 'per-channel' } } });
+    const chat = nextId();
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, `/link ${(await user.post('/v1/link-codes')).body.code}`))).status).toBe(200);
+    await user.converse('kept in main');
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, 'said in the chat'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 2, 'the answer');
+    expect((await webhooks.postTelegram(webhooks.tgText(chat, '/new'))).status).toBe(200);
+    await system.waitFor(() => telegram.received(chat).length === 3, 'the /new confirmation');
+    const contents = async (key: string) =>
+      ((await user.get(`/v1/sessions/${key}/messages`)).body as { content: string }[]).map((message) => message.content);
+    expect(await contents(`agent:main:telegram:direct:${chat}`)).toEqual([]);
+    expect(await contents('agent:main:main')).toEqual(['kept in main', 'echo: kept in main']);
+  });
+
   it('decides an approval by its buttons: Telegram reject (answered with a toast), WhatsApp approve', async () => {
     const chat = nextId();
     expect((await webhooks.postTelegram(webhooks.tgText(chat, 'make folder Nope'))).status).toBe(200);
