@@ -69,7 +69,7 @@ const README: Case[] = [
   ['me lembra às 8 e quinze de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T08:15:00' }],
   ['me lembra 8h15 de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T08:15:00' }],
   ['me lembra quinze para as 9 de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T08:45:00' }],
-  ['me lembra às oito de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T08:00:00' }],
+  ['me lembra às oito de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-23T20:00:00' }],
   ['me lembra amanhã às 9 de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T09:00:00' }],
   ['me lembra às 15h de amanhã de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T15:00:00' }],
   ['me lembra amanhã de manhã às 8h de ligar', 'create_reminder', { text: 'ligar', at: '2026-11-24T08:00:00' }],

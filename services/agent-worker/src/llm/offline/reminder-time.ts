@@ -1,4 +1,4 @@
-import { ParsingComponents, type Chrono, type ParsedResult } from 'chrono-node';
+import { Meridiem, ParsingComponents, type Chrono, type ParsedResult } from 'chrono-node';
 import { DateTime, IANAZone } from 'luxon';
 import { englishTimeParser } from './english-time.parsers';
 import { fold, skip, skipBack } from './folded-text';
@@ -67,7 +67,13 @@ const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 // "next month", "do mês que vem", "no próximo mês": chrono reads no day in it (and Portuguese not
 // at all), so a day of the month counts from next month, and without one it is a month from today.
 const NEXT_MONTH = /(?<![\p{L}\p{N}])(?:(?:of|do|no)\s+)?(?:the\s+)?(?:next month|mes que vem|proximo mes)(?![\p{L}\p{N}])/u;
-const OCLOCK = /o['’]?\s?clock/i;
+// An hour of a 12-hour clock said alone ("at 7", "às 7", "at 3 o'clock", "às dez"): which 7 is
+// meant is the next one to come. "07", "7:00", "7h", "7 horas" and "19" are read as written.
+const BARE_HOUR = new RegExp(
+  String.raw`^(?:(?:at|as|a)\s+)?(?:[1-9]|1[01]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|` +
+    String.raw`uma|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze)(?:\s+o['’]?\s?clock)?$`,
+  'u',
+);
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /**
@@ -118,7 +124,7 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
     ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly', nextMonth ? 1 : 0)
     : nextMonth
       ? now.plus({ months: 1 }).set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 })
-      : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')));
+      : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')), repeat === undefined);
   // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
   const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
@@ -131,13 +137,19 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
 const PART_AFTER = /^\s+(?:(?:in the|de|da|a)\s+)?(morning|afternoon|evening|night|manha|tarde|noite)(?![\p{L}\p{N}])/u;
 const LATE_PARTS = new Set(['afternoon', 'evening', 'night', 'tarde', 'noite']);
 
-/** The span of such a part of the day, its hour moved to the afternoon or evening when it says so. */
+/**
+ * The span of such a part of the day, its hour moved to the afternoon or evening when it says so;
+ * either way the half of the clock is then known ("at 7 in the morning" is no bare "at 7").
+ */
 function partOfDayAfter(raw: string, end: number, time: ParsedResult): Span | null {
   const part = PART_AFTER.exec(fold(raw.slice(end, end + 24)));
   if (!part) return null;
   const hour = time.start.get('hour') ?? 0;
-  const late = LATE_PARTS.has(part[1] ?? '') && !time.start.isCertain('meridiem') && hour < 12;
-  if (late && time.start instanceof ParsingComponents) time.start.assign('hour', hour + 12);
+  if (!time.start.isCertain('meridiem') && hour < 12 && time.start instanceof ParsingComponents) {
+    const late = LATE_PARTS.has(part[1] ?? '');
+    time.start.assign('hour', late ? hour + 12 : hour);
+    time.start.assign('meridiem', late ? Meridiem.PM : Meridiem.AM);
+  }
   return [end, end + part[0].length];
 }
 
@@ -160,9 +172,16 @@ function repeatOf(groups: Record<string, string | undefined>): Repeat {
  * The next matching wall-clock time: a given date ("tomorrow", "on the 5th") as is, a weekday the
  * next one still ahead (`nextWeek`, "next Monday" said on a Monday: the one a week on), a bare
  * time of day today or else tomorrow. A relative time ("in 20 minutes") is an instant, read on
- * the user's clock.
+ * the user's clock. `once`: a one-off reminder, whose bare hour is the next one on a 12-hour clock.
  */
-function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTime, zone: string, nextWeek: boolean): DateTime | null {
+function resolve(
+  time: ParsedResult,
+  day: ParsedResult | undefined,
+  now: DateTime,
+  zone: string,
+  nextWeek: boolean,
+  once: boolean,
+): DateTime | null {
   const clock = time.start;
   if (clock.isCertain('timezoneOffset') && (day === undefined || day === time)) {
     return DateTime.fromJSDate(clock.date(), { zone }).setZone('UTC', { keepLocalTime: true });
@@ -185,9 +204,10 @@ function resolve(time: ParsedResult, day: ParsedResult | undefined, now: DateTim
     return at <= now || (nextWeek && at.hasSame(now, 'day')) ? at.plus({ weeks: 1 }) : at;
   }
   if (today > now) return today;
-  // "at 3 o'clock" is said on a 12-hour clock: the next 3:00, this afternoon when the night's is past.
+  // "at 7" said at noon is this evening's 7:00, not tomorrow morning's. A repeat keeps the hour as
+  // said: "every day at 7" must not become 19:00 for ever because it was said after 7:00.
   const later = today.plus({ hours: 12 });
-  const twelveHour = OCLOCK.test(time.text) && !clock.isCertain('meridiem') && hour < 12;
+  const twelveHour = once && BARE_HOUR.test(fold(time.text)) && !clock.isCertain('meridiem');
   return twelveHour && later > now ? later : today.plus({ days: 1 });
 }
 
