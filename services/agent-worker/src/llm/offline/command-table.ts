@@ -1,5 +1,5 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
-import type { FoldedText } from './folded-text';
+import { fold, type FoldedText } from './folded-text';
 import { ENDS_IN_NUMERIC_DATE, goalDate } from './goal-date';
 import { parseReminder, type Clock } from './reminder-time';
 
@@ -36,6 +36,15 @@ const DAILY = 'daily|every day|diario|diaria|diariamente|todo dia|todos os dias'
 const WEEKLY = 'weekly|every week|semanal|semanalmente|toda semana|todas as semanas';
 const WEEKDAYS = 'every weekday|on weekdays|weekdays|nos dias uteis|em dias uteis|todo dia util|todos os dias uteis|de segunda a sexta';
 const MONTHLY = 'monthly|every month|mensal|mensalmente|todo mes|todos os meses';
+const FREQUENCY_WORDS: Record<string, 'daily' | 'weekly' | 'monthly'> = {
+  daily: 'daily',
+  diario: 'daily',
+  diaria: 'daily',
+  weekly: 'weekly',
+  semanal: 'weekly',
+  monthly: 'monthly',
+  mensal: 'monthly',
+};
 
 // "create a folder called Work", "crie uma pasta chamada Trabalho": the name follows the word.
 const CALLED = String.raw`(?:\s+(?:called|named|titled|chamad[ao]|com o nome(?: de)?))?`;
@@ -109,9 +118,18 @@ const COMMANDS: Command[] = [
   },
   {
     tool: 'save_habit',
-    start: verb(CREATE, HABIT),
-    rest: String.raw`${OF_WHAT}\s+(?<name>.+?)(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})|(?<weekdays>${WEEKDAYS})|(?<monthly>${MONTHLY})))?`,
-    build: (v) => ({ name: v.name, frequency: (['daily', 'weekly', 'weekdays', 'monthly'] as const).find((often) => v[often]) }),
+    // How often may also come before the noun in English ("add a daily habit", "daily habit read")
+    // and right after it in Portuguese ("criar hábito diário meditar").
+    start: String.raw`(?:(?:(?:${CREATE})${ART}\s+)?(?<often>daily|weekly|monthly)\s+(?:${HABIT})|${verb(CREATE, HABIT)})`,
+    rest:
+      String.raw`(?:\s+(?<adjective>diario|diaria|semanal|mensal))?${OF_WHAT}\s+(?<name>.+?)` +
+      String.raw`(?:,?\s+(?:(?<daily>${DAILY})|(?<weekly>${WEEKLY})|(?<weekdays>${WEEKDAYS})|(?<monthly>${MONTHLY})))?`,
+    build: (v) => ({
+      name: v.name,
+      frequency:
+        (['daily', 'weekly', 'weekdays', 'monthly'] as const).find((often) => v[often]) ??
+        FREQUENCY_WORDS[fold(v.often ?? v.adjective ?? '')],
+    }),
   },
   rename('update_habit', HABIT, (v) => ({ habit_id: v.id, name: v.to })),
   remove('delete_habit', HABIT, 'habit_id'),
@@ -178,7 +196,7 @@ const JOINING_WORDS = new Set(
   ).split(' '),
 );
 // Named groups that mark which words were said ("daily", "remind me") rather than hold a value.
-const MARKERS = new Set(['daily', 'weekly', 'weekdays', 'monthly', 'en', 'pt']);
+const MARKERS = new Set(['daily', 'weekly', 'weekdays', 'monthly', 'often', 'adjective', 'en', 'pt']);
 const onlyJoiningWords = (key: string) =>
   key
     .trim()
