@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from './chat-model';
 import { parseCommand, type PlannedCall } from './offline/command-table';
+import { NO_TIME } from './offline/reminder-time';
 import { splitCommands } from './offline/command-splitter';
 import type { FoldedText } from './offline/folded-text';
 import { languageOf, OFFLINE_TEXTS } from './offline/help-text';
@@ -18,6 +19,8 @@ interface Plan {
   total: number;
   /** The messages left out because they are not commands. */
   notUnderstood: number;
+  /** Whether one of those was a reminder said without a time of day. */
+  timeMissing: boolean;
 }
 
 /**
@@ -29,12 +32,13 @@ interface Plan {
  * must not grow with what is not planned.
  */
 function parseCommands(messages: string[], now: Date, timezone: string): Plan {
-  const plan: Plan = { planned: [], total: 0, notUnderstood: 0 };
+  const plan: Plan = { planned: [], total: 0, notUnderstood: 0, timeMissing: false };
   for (const message of messages) {
     const pieces = splitCommands(message);
     const calls = pieces.length > 0 ? parseFirst(pieces, MAX_OFFLINE_CALLS - plan.planned.length, now, timezone) : null;
-    if (!calls) {
+    if (!Array.isArray(calls)) {
       plan.notUnderstood += 1;
+      plan.timeMissing ||= calls === NO_TIME;
       continue;
     }
     plan.planned.push(...calls);
@@ -43,12 +47,12 @@ function parseCommands(messages: string[], now: Date, timezone: string): Plan {
   return plan;
 }
 
-/** The calls of the first `room` pieces of a message, or null when one of those is not a command. */
-function parseFirst(pieces: FoldedText[], room: number, now: Date, timezone: string): PlannedCall[] | null {
+/** The calls of the first `room` pieces of a message, or why not when one of those is not a command. */
+function parseFirst(pieces: FoldedText[], room: number, now: Date, timezone: string): PlannedCall[] | typeof NO_TIME | null {
   const planned: PlannedCall[] = [];
   for (const piece of pieces.slice(0, room)) {
     const call = parseCommand(piece, { now, timezone });
-    if (!call) return null;
+    if (call === null || call === NO_TIME) return call;
     planned.push(call);
   }
   return planned;
@@ -111,8 +115,9 @@ export class OfflinePlanner implements ChatModel {
 
     const messages = turnMessages(request.messages, request.turnMessages ?? 1);
     const texts = OFFLINE_TEXTS[languageOf(messages)];
-    const { planned, total, notUnderstood } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
-    if (planned.length === 0) return this.answer(request, texts.help);
+    const { planned, total, notUnderstood, timeMissing } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
+    // A reminder without a time is asked about rather than set at a guessed one.
+    if (planned.length === 0) return this.answer(request, timeMissing ? texts.askTime : texts.help);
     const offered = new Set(request.tools.map((t) => t.name));
     const missing = [...new Set(planned.map((p) => p.tool).filter((tool) => !offered.has(tool)))];
     if (missing.length > 0) return this.answer(request, `${texts.missing(missing.join(', '))}\n\n${texts.help}`);

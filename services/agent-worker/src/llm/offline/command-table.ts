@@ -1,7 +1,7 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import { fold, type FoldedText } from './folded-text';
 import { ENDS_IN_NUMERIC_DATE, goalDate } from './goal-date';
-import { parseReminder, type Clock } from './reminder-time';
+import { NO_TIME, parseReminder, type Clock } from './reminder-time';
 
 type Values = Record<string, string | undefined>;
 type Args = Record<string, string | undefined>;
@@ -15,7 +15,7 @@ interface Command {
   start: string;
   /** The rest of the command after its start, to the end of the text. */
   rest: string;
-  build: (v: Values, clock: Clock) => Args | null;
+  build: (v: Values, clock: Clock) => Args | typeof NO_TIME | null;
 }
 
 // Patterns run on folded text (lower case, no accents), so "Hábito" and "habito" read the same.
@@ -143,7 +143,7 @@ const COMMANDS: Command[] = [
     rest: String.raw`\s+(?<when>.+)`,
     build: (v, clock) => {
       const reminder = parseReminder(v.when ?? '', v.en ? 'en' : 'pt', clock);
-      return reminder && { text: reminder.text, at: reminder.at, repeat: reminder.repeat };
+      return reminder === NO_TIME ? reminder : reminder && { text: reminder.text, at: reminder.at, repeat: reminder.repeat };
     },
   },
   listing('list_reminders', 'reminders|lembretes'),
@@ -211,8 +211,8 @@ function cleanValue(raw: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-/** The tool call one command asks for, or null when the text is no command. */
-export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | null {
+/** The tool call one command asks for, NO_TIME for a reminder said without a time, or null when the text is no command. */
+export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | typeof NO_TIME | null {
   for (const { command, pattern } of PATTERNS) {
     const match = pattern.exec(text.key);
     if (!match) continue;
@@ -223,6 +223,7 @@ export function parseCommand(text: FoldedText, clock: Clock): PlannedCall | null
       if (span && !MARKERS.has(name) && onlyJoiningWords(text.key.slice(span[0], span[1]))) return null;
     }
     const args = command.build(values, clock);
+    if (args === NO_TIME) return args;
     if (args && fitsTool(command.tool, args)) return { tool: command.tool, args };
   }
   return null;

@@ -54,6 +54,7 @@ export const OFFLINE_TEXTS: Record<
     capped: (max: number, total: number) => string;
     leftOut: (count: number, of: number) => string;
     missing: (tools: string) => string;
+    askTime: string;
   }
 > = {
   en: {
@@ -62,6 +63,8 @@ export const OFFLINE_TEXTS: Record<
       `Only the first ${max} of your ${total} commands were planned (at most ${max} at a time); send the others again.`,
     leftOut: (count, of) => `Left out, not understood: ${count} of your ${of} messages.`,
     missing: (tools) => `That needs ${tools}, which is not available right now.`,
+    askTime:
+      'When should I remind you? Say the time too, for example "remind me at 15:00 to call Ana" or "remind me tomorrow at 9 to call Ana".',
   },
   pt: {
     help: OFFLINE_HELP_PT,
@@ -69,6 +72,8 @@ export const OFFLINE_TEXTS: Record<
       `Só os primeiros ${max} dos seus ${total} comandos foram planejados (no máximo ${max} de cada vez); envie os outros de novo.`,
     leftOut: (count, of) => `Deixadas de fora, não entendidas: ${count} das suas ${of} mensagens.`,
     missing: (tools) => `Isso precisa de ${tools}, que não está disponível agora.`,
+    askTime:
+      'Quando devo lembrar você? Diga também o horário, por exemplo "me lembra às 15h de ligar para a Ana" ou "me lembra amanhã às 9 de ligar para a Ana".',
   },
 };
 

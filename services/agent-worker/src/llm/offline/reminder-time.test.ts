@@ -1,6 +1,7 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import type { ChatResponse, ToolDefinitionForModel } from '../chat-model';
 import { OFFLINE_HELP, OFFLINE_HELP_PT, OfflinePlanner } from '../offline.planner';
+import { OFFLINE_TEXTS } from './help-text';
 
 // The offline planner's reminders (README "Reminders"); its other commands are in offline.planner.test.ts.
 const tools: ToolDefinitionForModel[] = ['create_reminder', 'remember'].map((name) => ({
@@ -355,14 +356,22 @@ describe('offline reminders', () => {
     expect(await reminderFor('lembre que eu acordo às 6h')).toEqual([['remember', { content: 'eu acordo às 6h' }]]);
   });
 
+  it.each<[string, string]>([
+    ['remind me to call Ana', OFFLINE_TEXTS.en.askTime],
+    ['remind me tomorrow to call Ana', OFFLINE_TEXTS.en.askTime],
+    ['remind me to call Ana at 25:00', OFFLINE_TEXTS.en.askTime],
+    ['remind me to call Ana at 13pm', OFFLINE_TEXTS.en.askTime],
+    ['remind me to call Ana at 10:75', OFFLINE_TEXTS.en.askTime],
+    ['me lembra de ligar para a Ana', OFFLINE_TEXTS.pt.askTime],
+    ['me lembra amanhã de ligar para a Ana', OFFLINE_TEXTS.pt.askTime],
+    ['me lembra às 25h de ligar', OFFLINE_TEXTS.pt.askTime],
+  ])('asks when for %p, which says no time of day, rather than guess one', async (text, question) => {
+    const response = await plan(text);
+    expect(response).toEqual({ content: question, toolCalls: [] });
+  });
+
   it.each([
-    'remind me to call Ana at 25:00',
-    'remind me to call Ana at 13pm',
-    'remind me to call Ana at 10:75',
-    'remind me to call Ana',
-    'remind me tomorrow to call Ana',
     'remind me at 3pm',
-    'me lembra às 25h de ligar',
     // A repeat a reminder cannot have would fire once.
     'remind me every 8 hours to take pills',
     'remind me every other day at 9 to water',

@@ -76,12 +76,15 @@ const BARE_HOUR = new RegExp(
 );
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
+/** What a reminder without a time of day reads as ("remind me to call mom", "… tomorrow"): the planner asks when rather than guess. */
+export const NO_TIME = 'no time';
+
 /**
  * Reads when and what from the words after "remind me" / "me lembra", in either order: "tomorrow
- * at 9 to call mom", "to call mom tomorrow at 9", "toda segunda às 8 de regar as plantas". Null
- * when there is no time of day or nothing left to remind of.
+ * at 9 to call mom", "to call mom tomorrow at 9", "toda segunda às 8 de regar as plantas".
+ * NO_TIME when no time of day is said; null when nothing is left to remind of or it cannot be one.
  */
-export function parseReminder(raw: string, language: Language, clock: Clock): ReminderRequest | null {
+export function parseReminder(raw: string, language: Language, clock: Clock): ReminderRequest | typeof NO_TIME | null {
   if (raw.length > MAX_CHARS) return null;
   const zone = IANAZone.isValidZone(clock.timezone) ? clock.timezone : 'UTC';
   const zoned = DateTime.fromJSDate(clock.now, { zone });
@@ -107,7 +110,7 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   }
   const results = TIME_PARSERS[language].parse(scanned, { instant: clock.now, timezone: zoned.offset }, { forwardDate: true });
   const time = results.find((result) => result.start.isCertain('hour') && !COUNTS.test(result.text));
-  if (!time) return null;
+  if (!time) return NO_TIME;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
   spans.push(timeRangeSpan(scanned, results, time));
   if (day && day !== time) spans.push([day.index, day.index + day.text.length]);
