@@ -55,6 +55,7 @@ describe('EventWriter', () => {
         pending = [];
         return taken;
       },
+      giveBack: (increments) => void pending.push(...increments),
     };
     const counting = new EventWriter(redis, prefix, 60, undefined, counters);
     const turnId = randomUUID();
@@ -65,6 +66,20 @@ describe('EventWriter', () => {
     await counting.emit(turnId, done);
 
     expect(await redis.hgetall(metricsKey)).toEqual({ model_calls: '1', tokens: '250', 'turns{status="completed"}': '1' });
+  });
+
+  it('hands the increments of a batch that fails back, for the next write to carry', async () => {
+    const closed = createClientRedis(process.env.REDIS_URL as string);
+    closed.disconnect();
+    const pending: (string | number)[] = ['model_calls', 1];
+    const counters: EventCounters = {
+      key: `${prefix}:metrics-lost`,
+      counterOf: () => undefined,
+      take: () => pending.splice(0),
+      giveBack: (increments) => void pending.push(...increments),
+    };
+    await expect(new EventWriter(closed, prefix, 60, undefined, counters).emit(randomUUID(), token('a'))).rejects.toThrow();
+    expect(pending).toEqual(['model_calls', 1]);
   });
 
   it("reads back the text of the tokens at the stream's end, those of the model call under way", async () => {

@@ -122,11 +122,10 @@ export interface EventCounters {
   key: string;
   /** The counter an event adds 1 to when it is appended, if any. */
   counterOf(event: TurnEventInput): string | undefined;
-  /**
-   * The increments measured since they were last written, (field, by) pairs, for this batch to
-   * write. Best effort, as metrics are: a batch that fails loses them.
-   */
+  /** The increments measured since they were last written, (field, by) pairs, for this batch to write. */
   take(): (string | number)[];
+  /** Hands back what take() gave a batch that failed, for a later write. */
+  giveBack(increments: (string | number)[]): void;
 }
 
 export class EventWriter {
@@ -159,7 +158,10 @@ export class EventWriter {
       args.push(dedupeKey ?? '', type, JSON.stringify(fields), this.counters?.counterOf(event) ?? '');
     }
     // Without counters nothing is added, so the meta hash stands in for the metrics hash.
-    const ids = (await this.redis.appendEvents(keys.stream, keys.meta, this.counters?.key ?? keys.meta, ...args)) as string[];
+    const ids = (await this.redis.appendEvents(keys.stream, keys.meta, this.counters?.key ?? keys.meta, ...args).catch((error: unknown) => {
+      this.counters?.giveBack(increments);
+      throw error;
+    })) as string[];
     return batch.map(({ event }, index) => {
       const id = ids[index] || null;
       if (id !== null) this.observer(turnId, event);

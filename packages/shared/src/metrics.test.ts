@@ -46,3 +46,17 @@ it('hands its pending increments to whoever writes them (an event batch), and th
   await own.flush();
   expect(await redis.hgetall(own.key)).toEqual({});
 });
+
+it('keeps the increments of a flush that fails and writes them with a later one', async () => {
+  const client = createClientRedis(process.env.REDIS_URL as string);
+  const own = new SharedMetrics(client, `${process.env.QUEUE_PREFIX}-metrics-${randomUUID().slice(0, 8)}`);
+  own.inc('assistant_model_calls_total', { outcome: 'success' }, 3);
+  client.disconnect();
+  await own.flush();
+  await client.connect();
+  own.inc('assistant_model_calls_total', { outcome: 'success' });
+  await own.flush();
+
+  expect(await client.hgetall(own.key)).toEqual({ 'assistant_model_calls_total{outcome="success"}': '4' });
+  await client.quit();
+});

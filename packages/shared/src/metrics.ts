@@ -89,15 +89,28 @@ export class SharedMetrics {
     return increments;
   }
 
+  /**
+   * Puts back increments whose write failed (taken by an event batch or a flush): a Redis error
+   * delays counts, never loses them. They go with the next write, which a new increment, an event
+   * batch or a scrape brings; no timer of their own retries while Redis is away.
+   */
+  giveBack(increments: (string | number)[]): void {
+    for (let i = 0; i + 1 < increments.length; i += 2) this.merge(String(increments[i]), Number(increments[i + 1]));
+  }
+
   private add(field: string, by: number): void {
     this.flushTimer ??= setTimeout(() => void this.flush(), CARRY_MS).unref();
+    this.merge(field, by);
+  }
+
+  private merge(field: string, by: number): void {
     this.pending.set(field, (this.pending.get(field) ?? 0) + by);
   }
 
   /** Writes what is pending now (before /metrics renders, and at shutdown). */
   async flush(): Promise<void> {
     const increments = this.take();
-    if (increments.length > 0) await this.redis.addMetrics(this.key, ...increments).catch(() => undefined);
+    if (increments.length > 0) await this.redis.addMetrics(this.key, ...increments).catch(() => this.giveBack(increments));
   }
 
   /** Prometheus text for every stored series, with HELP and TYPE lines. */

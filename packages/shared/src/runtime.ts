@@ -103,6 +103,7 @@ function eventCounters(metrics: SharedMetrics, mcpServers: string[]): EventCount
   return {
     key: metrics.key,
     take: () => metrics.take(),
+    giveBack: (increments) => metrics.giveBack(increments),
     counterOf: (event) => {
       if (event.type === 'done') return SharedMetrics.counter('assistant_turns_total', { status: event.status });
       if (event.type === 'tool_complete') {
