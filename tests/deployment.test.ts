@@ -51,3 +51,15 @@ describe('Dockerfile', () => {
     expect(omitted('prune')).toEqual(expect.arrayContaining(omitted('ci')));
   });
 });
+
+describe('package.json', () => {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+
+  it("execs the node process of every script that runs one, so a supervisor's SIGTERM reaches it and not only npm's shell", () => {
+    // Without exec the shell dies and node goes on, orphaned: a migration keeps its lock and its transaction open.
+    const runsNode = Object.entries(scripts).filter(([, command]) => /(?:^|&&\s*)(?:exec\s+)?node\s/.test(command));
+    expect(runsNode.filter(([, command]) => !/(?:^|&&\s*)exec\s+node\s/.test(command)).map(([name]) => name)).toEqual([]);
+  });
+});
