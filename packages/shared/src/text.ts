@@ -32,6 +32,15 @@ export function stripUuids(text: string, replacement = HIDDEN_ID): string {
   return text.replace(UUID_PATTERN_GLOBAL, replacement);
 }
 
+/**
+ * A user's value in double quotes for a tool's error, written as a JSON string: a quote, backslash
+ * or line break in it is escaped, so it cannot end the value early, and the error's shape
+ * (normalizeToolError, which reads such escapes) is the same whatever the name.
+ */
+export function quoted(value: string): string {
+  return JSON.stringify(value);
+}
+
 /** `text` as PostgreSQL stores it, in a text column or inside JSONB: no NUL, and a lone surrogate half replaced by U+FFFD. */
 export function storableText(text: string): string {
   return text.replaceAll('\u0000', '').toWellFormed();

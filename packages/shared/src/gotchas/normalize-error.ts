@@ -16,8 +16,10 @@ const CANDIDATE_LIST = new RegExp(`${CANDIDATE}(?:, ${CANDIDATE})+`, 'g');
  */
 export function normalizeToolError(message: string): string {
   const pattern = stripUuids(message, '<id>')
-    // A backslash escapes the next character: a JSON string's \" is inside it (a refused argument text's excerpt).
-    .replace(/["“](?:[^"“”\\\n]|\\.)*["”]/g, '"…"')
+    // A backslash escapes the next character: a JSON string's \" is inside it (a name in an error,
+    // written by `quoted`, or a refused argument text's excerpt). "…" ends only at a straight quote
+    // and “…” only at a closing curly one, so a curly quote inside a name ends nothing.
+    .replace(/"(?:[^"\\\n]|\\.)*"|“[^”\n]*”/g, '"…"')
     .replace(/(^|[\s([{:=,])['‘`][^'‘’`\n]*['’`](?=$|[\s)\]}.,;:!?])/g, '$1"…"')
     .replace(/\b[a-z]+_\d+\b/g, '<ref>')
     .replace(/\d+(?:[.,:]\d+)*/g, '<n>')

@@ -1,6 +1,6 @@
 import { UNFLUSHED_COMMIT, type Queryable } from '../db';
 import { userTimeZone } from '../reminders/reminder-times';
-import { nameKey, namesByUuid } from '../text';
+import { nameKey, namesByUuid, quoted } from '../text';
 import { formatLocal } from '../time/local-time';
 import { ToolInputError, type Candidate } from '../tools/tool-result';
 import { ENTITY_TABLES, isEntity, type Entity } from './entities';
@@ -188,14 +188,14 @@ export class RefRegistry {
       const total = exact.rows[0]?.total ?? exact.rows.length;
       const shown = total > exact.rows.length ? ` (the first ${exact.rows.length} listed)` : '';
       throw new ToolInputError(
-        `"${name}" matches ${total} ${noun}s${shown}.${listCandidates(candidates, places)}`,
+        `${quoted(name)} matches ${total} ${noun}s${shown}.${listCandidates(candidates, places)}`,
         `Pass the ref of the one you mean.`,
         candidates,
       );
     }
     const candidates = await this.someCandidates(entity, name, db);
     throw new ToolInputError(
-      `No ${noun} named "${name}" was found.${listCandidates(candidates)}`,
+      `No ${noun} named ${quoted(name)} was found.${listCandidates(candidates)}`,
       candidates.length > 0 ? `Use one of the refs listed, or create the ${noun} first.` : noneYet(entity),
       candidates,
     );
@@ -239,7 +239,7 @@ export class RefRegistry {
     const folders = new Map(found.rows.map((row) => [row.id, row.folder]));
     return rows.map((row) => {
       const folder = folders.get(row.id);
-      return folder ? ` in "${folder}"` : ' at the top level';
+      return folder ? ` in ${quoted(folder)}` : ' at the top level';
     });
   }
 
@@ -287,7 +287,7 @@ function nameKeys(name: string): string[] {
 /** `places[i]`, when given, says where candidate i is (placesOf). */
 function listCandidates(candidates: Candidate[], places: string[] = []): string {
   if (candidates.length === 0) return '';
-  return ` Candidates: ${candidates.map((c, i) => `"${c.name}"${places[i] ?? ''} [ID: ${c.ref}]`).join(', ')}.`;
+  return ` Candidates: ${candidates.map((c, i) => `${quoted(c.name)}${places[i] ?? ''} [ID: ${c.ref}]`).join(', ')}.`;
 }
 
 /** The hint when the user has none of a kind: no ref or name could be right, and there is no list to pick from. */

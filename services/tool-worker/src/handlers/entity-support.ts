@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import { ENTITY_TABLES, fail, nameKey, type Entity, type ResolvedEntity, type ToolResult } from '@assistant/shared';
+import { ENTITY_TABLES, fail, nameKey, quoted, type Entity, type ResolvedEntity, type ToolResult } from '@assistant/shared';
 import type { ToolContext } from './handler';
 
 export interface NamedRow {
@@ -61,7 +61,7 @@ export async function insertReserved<Row>(ctx: ToolContext, sql: string, values:
 export async function alreadyExists(ctx: ToolContext, entity: Entity, existing: NamedRow, what: string): Promise<ToolResult> {
   const { noun } = ENTITY_TABLES[entity];
   const ref = await ctx.refs.refFor(entity, existing.id);
-  return fail(`A ${noun} ${what} "${existing.label}" already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
+  return fail(`A ${noun} ${what} ${quoted(existing.label)} already exists [ID: ${ref}].`, `Use ${ref} instead of creating it again.`, {
     [`${noun}_id`]: ref,
   });
 }
@@ -81,7 +81,7 @@ export async function nameTaken(
   const { noun } = ENTITY_TABLES[entity];
   const ref = await ctx.refs.refFor(entity, clash.id);
   return fail(
-    `Another ${noun} ${what} "${clash.label}" already exists${where} [ID: ${ref}].`,
+    `Another ${noun} ${what} ${quoted(clash.label)} already exists${where} [ID: ${ref}].`,
     `${advice}, or use ${ref} if that is the ${noun} you meant.`,
     { [`${noun}_id`]: target.ref, [`existing_${noun}_id`]: ref },
   );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolResult } from '@assistant/shared';
+import { normalizeToolError, type ToolResult } from '@assistant/shared';
 import { documentHandlers } from './document.handlers';
 import { folderHandlers } from './folder.handlers';
 import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
@@ -343,5 +343,32 @@ describe('get_folder_contents', () => {
     expect(await run('get_folder_contents', { folder_id: 'Nowhere' }, user)).toMatchObject({ success: false });
     const uuid = await run('get_folder_contents', { folder_id: randomUUID() }, user);
     expect(uuid).toMatchObject({ success: false, hint: expect.stringContaining('ref') });
+  });
+});
+
+describe('errors naming a folder', () => {
+  // A gotcha groups errors by their shape (normalizeToolError): a name holding a quote, a backslash
+  // or a line break must neither stay in the shape nor set its error apart from the same error about "Work".
+  const names = ['Work', 'My "best" plan', 'C:\\Users\\', 'Plan “B”', 'a”b', 'Trabalho\nCasa'];
+
+  it('reads as one pitfall whatever the name, for a folder not found', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createFolder(user, 'Home');
+    const shapes = new Set<string>();
+    for (const name of names) {
+      const result = await run('get_folder_contents', { folder_id: name }, user);
+      shapes.add(normalizeToolError(String(result.error)));
+    }
+    expect([...shapes]).toEqual(['No folder named "…" was found. Candidates: "…" [ID: <ref>].']);
+  });
+
+  it('reads as one pitfall whatever the name, for a folder that already exists', async () => {
+    const user = await insertTestUser(harness.pool);
+    const shapes = new Set<string>();
+    for (const name of names) {
+      await createFolder(user, name);
+      shapes.add(normalizeToolError(String((await run('create_folder', { name }, user)).error)));
+    }
+    expect([...shapes]).toEqual(['A folder named "…" already exists [ID: <ref>].']);
   });
 });
