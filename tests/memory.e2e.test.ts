@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { DEFAULT_PROFILE, MAX_PROFILE_SECTION_CHARS, nameKey } from '@assistant/shared';
+import { codePointLength, DEFAULT_PROFILE, MAX_PROFILE_SECTION_CHARS, nameKey } from '@assistant/shared';
 import { Api, UUID } from '../scripts/lib/api';
 import { testDb } from './helpers/db';
 import { afterTools, FakeModel, userText, type ChatRequestBody, type FakeReply } from '../scripts/lib/fake-model';
@@ -208,14 +208,15 @@ describe('session digest', () => {
   it('keeps MEMORY within what PUT accepts: a digest appended at the limit drops the oldest paragraphs, and the result PUTs back', async () => {
     const user = await api.createUser(system.adminToken, { name: 'Flor' });
     const key = 'agent:main:api:direct:full-memory';
-    // At the limit as the PUT counts it (each 🌱 two characters), in paragraphs.
+    // At the limit as the PUT and PostgreSQL count it (each 🌱 one character), in paragraphs.
     const notes = Array.from({ length: 1_000 }, (_, n) => `Note ${n}: 🌱 ${'x'.repeat(80)}`).join('\n\n');
-    const full = `The oldest note.\n\n${notes}`.padEnd(MAX_PROFILE_SECTION_CHARS, '.');
+    const oldest = `The oldest note.\n\n${notes}`;
+    const full = oldest + '.'.repeat(MAX_PROFILE_SECTION_CHARS - codePointLength(oldest));
     expect((await user.request('PUT', '/v1/profile/memory', { content: full })).status).toBe(200);
     await say(user, 'the orchard needs pruning in March', key);
     expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
     const memory = await digestedMemory(user, key, 10_000);
-    expect(memory.length).toBeLessThanOrEqual(MAX_PROFILE_SECTION_CHARS);
+    expect(codePointLength(memory)).toBeLessThanOrEqual(MAX_PROFILE_SECTION_CHARS);
     expect(memory.endsWith(`(${key})\n${DIGEST_SUMMARY}`)).toBe(true);
     expect(memory).toMatch(/^Note \d+: 🌱 x+\n\n/);
     expect(memory).not.toContain('The oldest note.');

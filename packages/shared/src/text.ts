@@ -66,6 +66,18 @@ export function sliceText(text: string, start: number, end: number = text.length
   return from < to ? text.slice(from, to) : '';
 }
 
+/** How many characters `text` holds as PostgreSQL and zod count them (code points): an emoji is one, not two UTF-16 units. */
+export function codePointLength(text: string): number {
+  return text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
+}
+
+/** The UTF-16 index right after the first `count` code points of `text` (its length when it has fewer). */
+export function codePointOffset(text: string, count: number): number {
+  let index = 0;
+  for (let left = count; left > 0 && index < text.length; left--) index += (text.codePointAt(index) ?? 0) > 0xffff ? 2 : 1;
+  return index;
+}
+
 /** `text` in at most `max` characters: cut (never through an emoji) and ended with `...` when longer. */
 export function clipText(text: string, max: number): string {
   return text.length > max ? `${sliceText(text, 0, max - 3)}...` : text;

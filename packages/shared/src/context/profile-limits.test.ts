@@ -1,4 +1,4 @@
-import { dropOldestMemory, MAX_PROFILE_SECTION_CHARS } from './profile-limits';
+import { clipSection, dropOldestMemory, MAX_PROFILE_SECTION_CHARS } from './profile-limits';
 
 const MAX = MAX_PROFILE_SECTION_CHARS;
 
@@ -45,13 +45,27 @@ describe('dropOldestMemory', () => {
   });
 
   it('cuts text with no line break where it must, never through an emoji', () => {
-    // The one cut that must be made falls between the halves of a pair in the first, between two emoji in the second.
-    for (const memory of [`${'🌱'.repeat(MAX / 2 + 10)}!`, '🌱'.repeat(MAX / 2 + 10)]) {
+    for (const memory of [`${'🌱'.repeat(MAX + 10)}!`, '🌱'.repeat(MAX + 10)]) {
       const kept = dropOldestMemory(memory);
-      expect(kept.length).toBeLessThanOrEqual(MAX);
-      expect(kept.length).toBeGreaterThanOrEqual(MAX - 1);
+      expect([...kept]).toHaveLength(MAX);
       expect(wellFormed(kept)).toBe(true);
       expect(memory.endsWith(kept)).toBe(true);
     }
+  });
+
+  it('counts characters as zod and PostgreSQL do: MEMORY of as many emoji as the limit is kept whole', () => {
+    // PUT /v1/profile/memory takes it (zod counts an emoji once); JavaScript's length says twice as many.
+    const memory = `${'🌱'.repeat(MAX / 2)}\n${'🌿'.repeat(MAX / 2 - 1)}`;
+    expect(dropOldestMemory(memory)).toBe(memory);
+  });
+});
+
+describe('clipSection', () => {
+  it('keeps a section of as many emoji as the limit whole, and cuts a longer one to the limit', () => {
+    const section = '🌱'.repeat(MAX);
+    expect(clipSection(section)).toBe(section);
+    const clipped = clipSection(`${section}🌱`);
+    expect([...clipped]).toHaveLength(MAX);
+    expect(clipped.endsWith('🌱...')).toBe(true);
   });
 });

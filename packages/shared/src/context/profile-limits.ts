@@ -1,11 +1,11 @@
-import { sliceText } from '../text';
+import { codePointLength, codePointOffset, sliceText } from '../text';
 
 /**
  * The most a profile section holds: what `PUT /v1/profile/:section` accepts, and what MEMORY is
  * kept within as digests and `remember` add to it, so that whatever `GET /v1/profile` answers can
  * be PUT back. Five times the prompt's per-section cap (SECTION_CAP): room to keep notes that the
- * prompt shows in part. Counted in UTF-16 units, as JavaScript and zod's `max` count a string
- * (PostgreSQL's `length` counts an emoji once, JavaScript twice).
+ * prompt shows in part. Counted in code points, as zod's `max` and PostgreSQL's `length` count a
+ * string (an emoji is one; JavaScript's `length` says two).
  */
 export const MAX_PROFILE_SECTION_CHARS = 100_000;
 
@@ -26,8 +26,10 @@ const STARTS = ['\n\n#', '\n\n', '\n'] as const;
  * without one it drops exactly what it must, never half an emoji (sliceText).
  */
 export function dropOldestMemory(memory: string): string {
-  if (memory.length <= MAX_PROFILE_SECTION_CHARS) return memory;
-  const least = memory.length - MAX_PROFILE_SECTION_CHARS;
+  const over = codePointLength(memory) - MAX_PROFILE_SECTION_CHARS;
+  if (over <= 0) return memory;
+  // A UTF-16 index, as the search below uses: where the last MAX_PROFILE_SECTION_CHARS characters begin.
+  const least = codePointOffset(memory, over);
   for (const start of STARTS) {
     // The kept part begins after the marker's newlines: at `least` or later.
     const newlines = start.lastIndexOf('\n') + 1;
@@ -35,4 +37,10 @@ export function dropOldestMemory(memory: string): string {
     if (found >= 0 && found + newlines <= least + TRIM_SLACK) return memory.slice(found + newlines).trimStart();
   }
   return sliceText(memory, least);
+}
+
+/** Another section within MAX_PROFILE_SECTION_CHARS: its end cut off and marked with `...`. */
+export function clipSection(content: string): string {
+  if (codePointLength(content) <= MAX_PROFILE_SECTION_CHARS) return content;
+  return `${content.slice(0, codePointOffset(content, MAX_PROFILE_SECTION_CHARS - 3))}...`;
 }

@@ -1,7 +1,6 @@
 import type { DbClient, Queryable } from '../db';
 import { DEFAULT_PROFILE, PROFILE_SECTIONS, type Profile, type ProfileSection } from './profile-defaults';
-import { clipText } from '../text';
-import { dropOldestMemory, MAX_PROFILE_SECTION_CHARS } from './profile-limits';
+import { clipSection, dropOldestMemory } from './profile-limits';
 
 export const PROFILE_COLUMNS = PROFILE_SECTIONS.map((section) => `${section}_content`);
 
@@ -52,7 +51,7 @@ export async function ensureProfile(db: Queryable, userId: string): Promise<void
  */
 export async function saveProfileSection(db: Queryable, userId: string, section: ProfileSection, content: string): Promise<Profile> {
   const column = `${section}_content`;
-  const kept = section === 'memory' ? dropOldestMemory(content) : clipText(content, MAX_PROFILE_SECTION_CHARS);
+  const kept = section === 'memory' ? dropOldestMemory(content) : clipSection(content);
   return upsert(db, userId, { ...DEFAULT_PROFILE, [section]: kept }, `${column} = EXCLUDED.${column}`);
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, MAX_PROFILE_SECTION_CHARS, SECTION_CAP, toolCatalog, type ToolResult } from '@assistant/shared';
+import { codePointLength, DEFAULT_PROFILE, MAX_PROFILE_SECTION_CHARS, SECTION_CAP, toolCatalog, type ToolResult } from '@assistant/shared';
 import { memoryHandlers } from './memory.handlers';
 import { insertTestUser, type TestUser } from '../../../../tests/helpers/db';
 import { containsUuidAnywhere, ToolHarness } from '../../../../tests/helpers/tool-harness';
@@ -86,13 +86,14 @@ describe('remember', () => {
 
   it('keeps MEMORY within what PUT /v1/profile/memory accepts, dropping its oldest lines', async () => {
     const user = await insertTestUser(harness.pool);
-    // At the limit, counted as the PUT counts: each 🌱 is two units (PostgreSQL's length counts it once).
-    const facts = Array.from({ length: 2_000 }, (_, n) => `- Fact ${n} 🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱`).join('\n');
-    const full = `- The oldest fact\n${facts}`.padEnd(MAX_PROFILE_SECTION_CHARS, '.');
+    // At the limit, counted as the PUT and PostgreSQL count: each 🌱 is one character (JavaScript's length says two).
+    const facts = Array.from({ length: 3_000 }, (_, n) => `- Fact ${n} 🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱🌱`).join('\n');
+    const oldest = `- The oldest fact\n${facts}`;
+    const full = oldest + '.'.repeat(MAX_PROFILE_SECTION_CHARS - codePointLength(oldest));
     await harness.pool.query('INSERT INTO agent_memory_profiles (user_id, memory_content) VALUES ($1, $2)', [user.userId, full]);
     const result = await run('remember', { content: 'Moved to Porto' }, user);
     const memory = (await profile(user))[0]?.memory_content ?? '';
-    expect(memory.length).toBeLessThanOrEqual(MAX_PROFILE_SECTION_CHARS);
+    expect(codePointLength(memory)).toBeLessThanOrEqual(MAX_PROFILE_SECTION_CHARS);
     expect(memory.endsWith('.\n- Moved to Porto')).toBe(true);
     expect(memory).toMatch(/^- Fact \d+ /);
     expect(memory).not.toContain('The oldest fact');
