@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
+import { ChannelWebhooks } from './helpers/channel-webhooks';
 import { injectFault, testDb } from './helpers/db';
+import { FakeTelegram } from './helpers/fake-telegram';
 import { afterTools, FakeModel, userText } from '../scripts/lib/fake-model';
 import { HeldReplies, trailingUserTexts } from './helpers/held-model';
 import { TestSystem } from '../scripts/lib/system';
@@ -14,13 +16,16 @@ import { TestSystem } from '../scripts/lib/system';
 const model = new FakeModel();
 const system = new TestSystem();
 const held = new HeldReplies();
+const telegram = new FakeTelegram();
+const TG_SECRET = 'tg-redis-loss-secret';
+const webhooks = new ChannelWebhooks(() => system.url, TG_SECRET, 'no-whatsapp-here');
 let redis: Redis;
 let api: Api;
 let db: pg.Pool;
 let removeFaults: () => Promise<void>;
 
 beforeAll(async () => {
-  await model.start();
+  await Promise.all([model.start(), telegram.start()]);
   model.script = (body) => {
     const text = userText(body);
     if (text.startsWith('hold ') && !held.isHeld(text) && !released.has(text)) return held.hold(text);
@@ -34,7 +39,16 @@ beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   // A lost model call's or tool's job is queued again only after its timeout (a tool's: three): keep them short.
   await system.start({
-    env: { OPENAI_BASE_URL: model.url, STUCK_TURN_SWEEP_MS: '500', MODEL_TIMEOUT_MS: '5000', TOOL_TIMEOUT_MS: '4000' },
+    env: {
+      OPENAI_BASE_URL: model.url,
+      STUCK_TURN_SWEEP_MS: '500',
+      MODEL_TIMEOUT_MS: '5000',
+      TOOL_TIMEOUT_MS: '4000',
+      TELEGRAM_BOT_TOKEN: '123456:redis-loss',
+      TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      TELEGRAM_BOT_USERNAME: telegram.bot.username,
+    },
   });
   api = new Api(system.url);
 });
@@ -43,7 +57,7 @@ afterAll(async () => {
   if (process.env.DEBUG_LOGS) process.stdout.write(system.logs.join(''));
   held.releaseAll();
   await system.stop();
-  await model.stop();
+  await Promise.all([model.stop(), telegram.stop()]);
   await removeFaults();
   await db.end();
   redis.disconnect();
@@ -101,4 +115,31 @@ it('runs a tool once when Redis loses its data while its tool worker is down mid
   expect(events.at(-1)?.data.status).toBe('completed');
   const folders = await db.query('SELECT 1 FROM folders WHERE user_id = $1 AND name = $2', [user.userId, 'Sleepy notes']);
   expect(folders.rowCount).toBe(1);
+});
+
+const texts = (chat: number) => telegram.received(chat).map((call) => String(call.body.text));
+
+it('sends a chat answer once when Redis loses its delivery job after the turn has ended, and no sent one again', async () => {
+  const chat = webhooks.nextId();
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'sent before'))).status).toBe(200);
+  await system.waitFor(() => texts(chat).includes('echo: sent before'), 'the answer sent before');
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'hold the reply'))).status).toBe(200);
+  await system.waitFor(() => held.isHeld('hold the reply'), 'the model call');
+  // No gateway takes the answer's delivery job: the turn ends with it only in Redis.
+  await system.signal('gateway', 'SIGKILL');
+  released.add('hold the reply');
+  held.release('hold the reply');
+  await system.waitFor(async () => {
+    const ended = await db.query(`SELECT 1 FROM turns WHERE input = 'hold the reply' AND status = 'completed' AND outbox = '[]'`);
+    return ended.rowCount === 1;
+  }, 'the turn to end with its outbox published');
+  await loseRedis();
+  system.spawn('gateway');
+  await system.waitReady();
+
+  await system.waitFor(() => texts(chat).includes('released hold the reply'), 'the answer');
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'and then'))).status).toBe(200);
+  // The chat's line keeps the next answer behind the first: once it arrives, nothing more of the first comes.
+  await system.waitFor(() => texts(chat).includes('echo: and then'), 'the next answer');
+  expect(texts(chat)).toEqual(['echo: sent before', 'released hold the reply', 'echo: and then']);
 });

@@ -54,6 +54,7 @@ export * from './metrics';
 export * from './sweeps';
 export * from './turns/outbox-sweeper';
 export * from './turns/stuck-turn-sweeper';
+export * from './lost-redis-sweeper';
 export * from './time/local-time';
 export * from './time/repeat-schedule';
 export * from './time/tz-database';

@@ -1,6 +1,13 @@
 // First, before the rest of the process loads: how far V8 lets the heap grow (see the module).
 import '@assistant/shared/heap-growth';
-import { jobProcessor, loadConfigOrExit, runWorkerProcess, startOutboxSweeper, startStuckTurnSweeper } from '@assistant/shared';
+import {
+  jobProcessor,
+  loadConfigOrExit,
+  runWorkerProcess,
+  startLostRedisSweeper,
+  startOutboxSweeper,
+  startStuckTurnSweeper,
+} from '@assistant/shared';
 import { createDigestHandler } from './digest/digest.worker';
 import { createErasureHandler, startErasureSweeper } from './erasure/erasure.worker';
 import { createChatModel } from './llm';
@@ -31,5 +38,6 @@ startStuckTurnSweeper(runtime, runtime.config.STUCK_TURN_SWEEP_MS, {
   modelTimeoutMs: runtime.config.MODEL_TIMEOUT_MS,
   toolTimeoutMs: runtime.config.TOOL_TIMEOUT_MS,
 });
+startLostRedisSweeper(runtime, runtime.config.STUCK_TURN_SWEEP_MS);
 startErasureSweeper(runtime);
 startReminderSweeper(runtime);

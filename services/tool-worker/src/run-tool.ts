@@ -7,7 +7,7 @@ import {
   outboxEvent,
   outboxJob,
   outboxRemoval,
-  outboxWithout,
+  outboxRemovalSet,
   nextTaskSql,
   storableText,
   stripUuids,
@@ -90,7 +90,7 @@ const COMPLETE_TASK = `WITH task AS (
     SELECT jsonb_set($10::jsonb, '{1,event,duration_ms}', to_jsonb(task.duration_ms))
       || CASE WHEN EXISTS (SELECT 1 FROM next) THEN '[]'::jsonb ELSE $12::jsonb END AS entries
     FROM task),
-  appended AS (UPDATE turns SET outbox = ${outboxWithout('$13')} || owed.entries FROM owed WHERE turns.id = $7)
+  appended AS (UPDATE turns SET ${outboxRemovalSet('$13', 'owed.entries')} FROM owed WHERE turns.id = $7)
   SELECT entries,
     (SELECT json_build_object('id', id, 'ref', ref, 'call_id', call_id, 'tool_name', tool_name, 'arguments', arguments,
               'status', status, 'entity_id', entity_id, 'next_id', ${nextTaskSql('$7', 'next.iteration', 'next.id')})

@@ -38,8 +38,11 @@ export type OutboxEvent = Extract<OutboxEntry, { kind: 'event' }>;
 
 type ChannelEvent = Extract<TurnEventInput, { type: (typeof CHANNEL_EVENT_TYPES)[number] }>;
 
-function isChannelEvent(event: TurnEventInput): event is ChannelEvent {
-  return (CHANNEL_EVENT_TYPES as readonly string[]).includes(event.type);
+/** An outbox entry of an event that also goes to the turn's chat. */
+export type ChatEvent = OutboxEvent & { event: ChannelEvent };
+
+function isChatEvent(entry: OutboxEvent): entry is ChatEvent {
+  return (CHANNEL_EVENT_TYPES as readonly string[]).includes(entry.event.type);
 }
 
 /** An event to publish after the commit; `key` (its dedupe key) for one that others may send too. */
@@ -87,13 +90,42 @@ export async function addOutboxJob(queues: Queues, entry: OutboxJob): Promise<vo
 }
 
 /**
+ * Queues the delivery of a chat turn's event to its chat; the job id derives from the entry's
+ * key, so adding it again (leftovers republished, a lost job queued again) re-adds the same job,
+ * and its `deliveries` rows keep any part already sent from going out twice.
+ */
+export async function addChatDelivery(queues: Queues, turnId: string, to: ChannelAddress, entry: ChatEvent): Promise<void> {
+  await addJob(queues, 'deliveries', 'turn-event', { turnId, to, event: entry.event }, { jobId: jobId('deliver', entry.key) });
+}
+
+/**
  * SQL: the turn's `outbox` without the entries whose keys are in `keys` (a text[] expression),
  * the others kept in order; the outbox itself when `keys` is empty.
  */
-export function outboxWithout(keys: string): string {
+function outboxWithout(keys: string): string {
   return `CASE WHEN cardinality(${keys}::text[]) = 0 THEN outbox ELSE COALESCE(
       (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
        WHERE NOT (e->>'key' = ANY(${keys}::text[]))), '[]'::jsonb) END`;
+}
+
+/**
+ * SQL: a chat turn's `chat_events` with those of the entries whose keys are in `keys` that went
+ * to its chat appended: what a Redis come back empty lost the deliveries of is queued again
+ * from there (lost-redis-sweeper.ts).
+ */
+function chatEventsWith(keys: string): string {
+  return `CASE WHEN origin IS NULL OR cardinality(${keys}::text[]) = 0 THEN chat_events ELSE chat_events || COALESCE(
+      (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
+       WHERE e->>'key' = ANY(${keys}::text[]) AND e->'event'->>'type' IN (${CHANNEL_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})),
+      '[]'::jsonb) END`;
+}
+
+/**
+ * SQL: the SET list of an UPDATE of a turn that removes from its outbox the published entries
+ * whose keys are in `keys`, and appends `appended` (a jsonb expression) to what is left.
+ */
+export function outboxRemovalSet(keys: string, appended?: string): string {
+  return `outbox = ${outboxWithout(keys)}${appended ? ` || ${appended}` : ''}, chat_events = ${chatEventsWith(keys)}`;
 }
 
 /**
@@ -103,7 +135,7 @@ export function outboxWithout(keys: string): string {
  * removal, the entries are published again, as after a process killed before it.
  */
 export function outboxRemoval(turnId: string, keys: string, from = ''): string {
-  return `UPDATE turns SET outbox = ${outboxWithout(keys)} ${from}
+  return `UPDATE turns SET ${outboxRemovalSet(keys)} ${from}
     WHERE id = ${turnId} AND ${UNFLUSHED_COMMIT}
       AND EXISTS (SELECT 1 FROM jsonb_array_elements(outbox) AS o(e) WHERE e->>'key' = ANY(${keys}::text[]))
     RETURNING outbox`;
@@ -217,16 +249,7 @@ export class OutboxPublisher {
         if (entry.kind === 'job') return entry.key === carrier?.key || silent.includes(entry) ? [] : [addOutboxJob(this.queues, entry)];
         // The chat gets its copy here, once: the job id derives from the entry's key, so
         // republishing leftovers after a crash re-adds the same job.
-        if (!origin || !isChannelEvent(entry.event)) return [];
-        return [
-          addJob(
-            this.queues,
-            'deliveries',
-            'turn-event',
-            { turnId, to: origin, event: entry.event },
-            { jobId: jobId('deliver', entry.key) },
-          ),
-        ];
+        return origin && isChatEvent(entry) ? [addChatDelivery(this.queues, turnId, origin, entry)] : [];
       }),
     );
     if (carrier) await addOutboxJob(this.queues, carrier);
