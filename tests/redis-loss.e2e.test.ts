@@ -44,6 +44,8 @@ beforeAll(async () => {
       STUCK_TURN_SWEEP_MS: '500',
       MODEL_TIMEOUT_MS: '5000',
       TOOL_TIMEOUT_MS: '4000',
+      // Sessions are digested soon after their last message, so a lost digest shows.
+      SESSION_IDLE_SECONDS: '3',
       TELEGRAM_BOT_TOKEN: '123456:redis-loss',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,
@@ -142,4 +144,19 @@ it('sends a chat answer once when Redis loses its delivery job after the turn ha
   // The chat's line keeps the next answer behind the first: once it arrives, nothing more of the first comes.
   await system.waitFor(() => texts(chat).includes('echo: and then'), 'the next answer');
   expect(texts(chat)).toEqual(['echo: sent before', 'released hold the reply', 'echo: and then']);
+});
+
+it('digests a session whose idle digest job Redis lost', async () => {
+  const user = await api.createUser(system.adminToken);
+  const { events } = await user.converse('remember the plums');
+  expect(events.at(-1)?.data.status).toBe('completed');
+  const digested = await db.query<{ digested_until: number }>('SELECT digested_until FROM sessions WHERE user_id = $1', [user.userId]);
+  // The digest waits for the session to be idle a while: its delayed job is lost before it runs.
+  expect(digested.rows[0]?.digested_until).toBe(0);
+  await loseRedis();
+
+  await system.waitFor(async () => {
+    const found = await db.query('SELECT 1 FROM sessions WHERE user_id = $1 AND digested_until > 0', [user.userId]);
+    return found.rowCount === 1;
+  }, 'the session digested');
 });

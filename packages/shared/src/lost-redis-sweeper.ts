@@ -1,9 +1,10 @@
 import type { Runtime } from './runtime';
 import { everyInterval, singlePass } from './sweeps';
-import { addChatDelivery, type ChatEvent } from './turns/outbox';
+import { sessionIdleDigestJob } from './digests/session-digest-jobs';
+import { addChatDelivery, addOutboxJob, type ChatEvent } from './turns/outbox';
 import type { ChannelAddress } from './jobs';
 
-/** Chat turns whose events are read per query; a recovery reads them all, page by page. */
+/** Chat turns whose events (or sessions) are read per query; a recovery reads them all, page by page. */
 const PAGE = 1_000;
 
 /**
@@ -21,16 +22,29 @@ const CHAT_TURNS = `SELECT id FROM turns
 /** The events some of them sent to their chat, in the same order. */
 const CHAT_EVENTS = 'SELECT id, origin, chat_events FROM turns WHERE id = ANY($1::uuid[]) ORDER BY lane_seq';
 
+/**
+ * Sessions with messages their digest has not covered yet, by id, each with its latest turn (whose
+ * idle digest job is the one a later message would have armed).
+ */
+const UNDIGESTED = `SELECT s.id, t.id AS turn_id
+  FROM sessions s
+  JOIN LATERAL (SELECT t.id FROM turns t WHERE t.session_id = s.id ORDER BY t.lane_seq DESC LIMIT 1) t ON true
+  WHERE s.id > $1 AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.id > s.digested_until)
+  ORDER BY s.id LIMIT ${PAGE}`;
+
 type LostRedisRuntime = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger'>;
 
 /**
  * What only Redis held and PostgreSQL can tell was owed: the stuck-turn sweeper queues again
- * what an unfinished turn waits for, but a finished chat turn's deliveries queued and not yet sent
- * wait for nothing in PostgreSQL. A key set once Redis is known to hold them (`data-kept`), found
- * missing, says Redis came back empty (or is new): every chat event of a recent turn is queued
- * again under its delivery's own id, and its `deliveries` rows keep every part already sent from
- * going out again. So a loss costs one pass over recent chat turns; a healthy Redis one EXISTS
- * per interval. A delivery the provider refused for good is tried once more per loss, no more.
+ * what an unfinished turn waits for, but a finished chat turn's deliveries queued and not yet
+ * sent, and a session's delayed idle digest, wait for nothing in PostgreSQL. A key set once Redis
+ * is known to hold them (`data-kept`), found missing, says Redis came back empty (or is new):
+ * every chat event of a recent turn is queued again under its delivery's own id, and its
+ * `deliveries` rows keep every part already sent from going out again; every session with
+ * messages not yet digested has its idle digest armed again (a digest moves the session's mark in
+ * the transaction that writes it, so a second one finds nothing new). So a loss costs one pass
+ * over recent chat turns and sessions; a healthy Redis one EXISTS per interval. A delivery the
+ * provider refused for good is tried once more per loss, no more.
  */
 export function startLostRedisSweeper(runtime: LostRedisRuntime, intervalMs: number): () => void {
   return everyInterval(lostRedisSweep(runtime), intervalMs);
@@ -42,6 +56,7 @@ export function lostRedisSweep(runtime: LostRedisRuntime): () => Promise<void> {
   return singlePass(runtime.logger, 'lost redis sweep', async () => {
     if ((await runtime.redis.exists(kept)) === 1) return;
     await requeueChatDeliveries(runtime);
+    await rearmIdleDigests(runtime);
     // Only once all is queued again: a recovery cut short (Redis gone again) is run again.
     await runtime.redis.set(kept, new Date().toISOString());
   });
@@ -61,4 +76,13 @@ async function requeueChatDeliveries({ db, queues, logger }: LostRedisRuntime): 
     }
   }
   if (queued > 0) logger.warn({ queued }, 'Redis came back empty: chat deliveries of recent turns queued again');
+}
+
+async function rearmIdleDigests({ db, queues, config }: LostRedisRuntime): Promise<void> {
+  for (let after = '00000000-0000-0000-0000-000000000000'; ;) {
+    const page = await db.query<{ id: string; turn_id: string }>(UNDIGESTED, [after]);
+    await Promise.all(page.rows.map((row) => addOutboxJob(queues, sessionIdleDigestJob(row.id, row.turn_id, config.SESSION_IDLE_SECONDS))));
+    if (page.rows.length < PAGE) return;
+    after = page.rows.at(-1)?.id as string;
+  }
 }

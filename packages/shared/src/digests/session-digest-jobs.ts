@@ -1,5 +1,5 @@
 import { jobId } from '../queues';
-import { outboxJob, type OutboxEntry } from '../turns/outbox';
+import { outboxJob, type OutboxJob } from '../turns/outbox';
 
 /**
  * The delayed digest of a session, armed by its messages: all share the session's deduplication
@@ -9,7 +9,7 @@ import { outboxJob, type OutboxEntry } from '../turns/outbox';
  * the digest runs once the session has been quiet for `idleSeconds`. The job id names the turn,
  * so republishing is harmless.
  */
-export function sessionIdleDigestJob(sessionId: string, turnId: string, idleSeconds: number): OutboxEntry {
+export function sessionIdleDigestJob(sessionId: string, turnId: string, idleSeconds: number): OutboxJob {
   return outboxJob(
     'session-digests',
     'digest',
