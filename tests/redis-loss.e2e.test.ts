@@ -160,3 +160,16 @@ it('digests a session whose idle digest job Redis lost', async () => {
     return found.rowCount === 1;
   }, 'the session digested');
 });
+
+it('ends a turn cancelled while Redis had lost its running tool’s job with done', async () => {
+  const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  const { turn_id: turnId } = await user.send('make Sleepy plans');
+  await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+  await system.signal('tool-worker', 'SIGKILL');
+  await loseRedis();
+  expect((await user.request('POST', `/v1/turns/${turnId}/cancel`)).status).toBe(202);
+  system.spawn('tool-worker');
+
+  const events = await user.events(turnId);
+  expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'cancelled' });
+});

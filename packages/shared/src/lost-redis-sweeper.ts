@@ -1,7 +1,9 @@
 import type { Runtime } from './runtime';
 import { everyInterval, singlePass } from './sweeps';
 import { sessionIdleDigestJob } from './digests/session-digest-jobs';
+import { runToolJob } from './turns/dispatch';
 import { addChatDelivery, addOutboxJob, type ChatEvent } from './turns/outbox';
+import { TOOL_RUN_TIMEOUTS } from './turns/stuck-turn-sweeper';
 import type { ChannelAddress } from './jobs';
 
 /** Chat turns whose events (or sessions) are read per query; a recovery reads them all, page by page. */
@@ -32,6 +34,15 @@ const UNDIGESTED = `SELECT s.id, t.id AS turn_id
   WHERE s.id > $1 AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.id > s.digested_until)
   ORDER BY s.id LIMIT ${PAGE}`;
 
+/**
+ * The jobs of the running tools (`task.<id>` of the task the job runs, or that handed on to it),
+ * with how long until the tool has run longer than its job can (`$1`, in ms): of a cancelled
+ * turn too, which the stuck-turn sweeper no longer reads, and whose `done` waits for its tool.
+ */
+const RUNNING_TOOLS = `SELECT COALESCE(run_by, id) AS task_id, turn_id,
+    GREATEST(0, EXTRACT(EPOCH FROM MAX(started_at) + make_interval(secs => $1::float8 / 1000) - NOW()) * 1000)::int AS delay_ms
+  FROM tasks WHERE status = 'in_progress' GROUP BY COALESCE(run_by, id), turn_id`;
+
 type LostRedisRuntime = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'logger'>;
 
 /**
@@ -57,6 +68,7 @@ export function lostRedisSweep(runtime: LostRedisRuntime): () => Promise<void> {
     if ((await runtime.redis.exists(kept)) === 1) return;
     await requeueChatDeliveries(runtime);
     await rearmIdleDigests(runtime);
+    await requeueRunningTools(runtime);
     // Only once all is queued again: a recovery cut short (Redis gone again) is run again.
     await runtime.redis.set(kept, new Date().toISOString());
   });
@@ -85,4 +97,16 @@ async function rearmIdleDigests({ db, queues, config }: LostRedisRuntime): Promi
     if (page.rows.length < PAGE) return;
     after = page.rows.at(-1)?.id as string;
   }
+}
+
+/**
+ * Queues again the job of every running tool, once it can no longer be running in a process that
+ * lost its Redis (as the stuck-turn sweeper does for a running turn): the tool is taken up as
+ * after a kill -9, and its end sends a cancelled turn's `done`.
+ */
+async function requeueRunningTools({ db, queues, config }: LostRedisRuntime): Promise<void> {
+  const tools = await db.query<{ task_id: string; turn_id: string; delay_ms: number }>(RUNNING_TOOLS, [
+    TOOL_RUN_TIMEOUTS * config.TOOL_TIMEOUT_MS,
+  ]);
+  await Promise.all(tools.rows.map((tool) => addOutboxJob(queues, runToolJob(tool.turn_id, tool.task_id, tool.delay_ms))));
 }

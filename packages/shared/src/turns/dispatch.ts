@@ -1,11 +1,11 @@
 import { jobId } from '../queues';
-import { outboxJob, type OutboxEntry } from './outbox';
+import { outboxJob, type OutboxJob } from './outbox';
 import type { TurnMachine } from './turn-machine';
 import type { TaskRow, TurnState } from './turn-state';
 
-/** The job that runs a task on the tool worker; its id makes a second add of it a no-op. */
-export function runToolJob(turnId: string, taskId: string): OutboxEntry {
-  return outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId) });
+/** The job that runs a task on the tool worker, `delayMs` from now; its id makes a second add of it a no-op. */
+export function runToolJob(turnId: string, taskId: string, delayMs?: number): OutboxJob {
+  return outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId), ...(delayMs ? { delayMs } : {}) });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime';
 import { everyInterval, singlePass } from '../sweeps';
 import { failTurn, TURN_GAVE_UP } from './finishing';
 import { DUE_AT_SQL } from './lane-admission';
+import { runToolJob } from './dispatch';
 import { addOutboxJob, outboxJob, type OutboxJob } from './outbox';
 import { NOT_FINISHED_SQL } from './turn-status';
 
@@ -13,7 +14,7 @@ const PAGE = 1_000;
  * A tool's job runs for at most this many of its timeouts: an MCP tool waits up to one for its
  * server's connection, then makes two attempts of one each (a built-in tool only the attempts).
  */
-const TOOL_RUN_TIMEOUTS = 3;
+export const TOOL_RUN_TIMEOUTS = 3;
 
 /**
  * Every unfinished turn, with what names the jobs it waits for: whether it heads its session's
@@ -166,7 +167,7 @@ function jobsNeeded(turn: UnfinishedTurn): OutboxJob[] {
       if (turn.tools.length > 0) {
         const jobTasks = new Set(turn.tools.map((tool) => tool.split(':')[0] as string));
         const ended = [...jobTasks].filter((taskId) => !turn.running_tools.includes(taskId));
-        return ended.map((taskId) => outboxJob('tool-calls', 'run-tool', { taskId, turnId }, { jobId: jobId('task', taskId) }));
+        return ended.map((taskId) => runToolJob(turnId, taskId));
       }
       return [outboxJob('agent-turns', 'advance', { turnId }, { jobId: jobId('stuck', `${turnId}.${turn.version}`) })];
     case 'awaiting_approval':
