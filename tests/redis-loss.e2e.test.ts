@@ -34,8 +34,14 @@ beforeAll(async () => {
     return { content: `echo: ${trailingUserTexts(body).join(' | ')}` };
   };
   db = testDb();
-  // "Sleepy…" folders take 2 s to insert: long enough to kill their tool worker mid-tool.
-  removeFaults = await injectFault(db, 'test_redis_loss', 'folders', `IF NEW.name LIKE 'Sleepy%' THEN PERFORM pg_sleep(2); END IF;`);
+  // "Sleepy…" folders take 2 s to insert: long enough to kill their tool worker mid-tool. Each try counts, kept or not.
+  await db.query('CREATE SEQUENCE IF NOT EXISTS test_redis_loss_tries');
+  removeFaults = await injectFault(
+    db,
+    'test_redis_loss',
+    'folders',
+    `IF NEW.name LIKE 'Sleepy%' THEN PERFORM nextval('test_redis_loss_tries'); PERFORM pg_sleep(2); END IF;`,
+  );
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   // A lost model call's or tool's job is queued again only after its timeout (a tool's: three): keep them short.
   await system.start({
@@ -119,6 +125,14 @@ it('runs a tool once when Redis loses its data while its tool worker is down mid
   expect(folders.rowCount).toBe(1);
 });
 
+/** How many times a tool has tried to insert a "Sleepy…" folder. */
+async function sleepyTries(): Promise<number> {
+  const found = await db.query<{ tries: string }>(
+    'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS tries FROM test_redis_loss_tries',
+  );
+  return Number(found.rows[0]?.tries);
+}
+
 const texts = (chat: number) => telegram.received(chat).map((call) => String(call.body.text));
 
 it('sends a chat answer once when Redis loses its delivery job after the turn has ended, and no sent one again', async () => {
@@ -172,4 +186,22 @@ it('ends a turn cancelled while Redis had lost its running tool’s job with don
 
   const events = await user.events(turnId);
   expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'cancelled' });
+});
+
+it('runs a tool once when Redis loses its data while it runs, after its job waited longer than it may run', async () => {
+  const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+  await system.signal('tool-worker', 'SIGKILL');
+  const { turn_id: turnId } = await user.send('make Sleepy drafts');
+  // No tool worker takes the job until the tool has been dispatched longer than it may run (three TOOL_TIMEOUT_MS).
+  await system.waitFor(async () => {
+    const waited = await db.query(`SELECT 1 FROM tasks WHERE turn_id = $1 AND started_at < NOW() - interval '12 seconds'`, [turnId]);
+    return waited.rowCount === 1;
+  }, 'the tool job to wait three tool timeouts');
+  const tries = await sleepyTries();
+  system.spawn('tool-worker');
+  await user.events(turnId, { until: (event) => event.event === 'tool_start' });
+  await loseRedis();
+
+  expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
+  expect(await sleepyTries()).toBe(tries + 1);
 });

@@ -60,8 +60,14 @@ interface Completion {
   handed?: ToolTask;
 }
 
-/** The job's running task and its turn, removing the published entries given (see ToolRunner.load). */
-const LOAD_TASK = `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')})
+/**
+ * The job's running task and its turn, removing the published entries given (see ToolRunner.load).
+ * The running task is stamped as starting now: its job may have waited in the queue since its
+ * dispatch, and the stuck-turn sweep counts the tool's run from here.
+ */
+const LOAD_TASK = `WITH removed AS (${outboxRemoval('(SELECT turn_id FROM tasks WHERE id = $1)', '$2')}),
+  begun AS (UPDATE tasks SET started_at = NOW()
+    WHERE turn_id = (SELECT turn_id FROM tasks WHERE id = $1) AND (id = $1 OR run_by = $1) AND status = 'in_progress')
   SELECT k.id, k.ref, k.turn_id, k.call_id, k.tool_name, k.arguments, k.status, k.entity_id,
          t.user_id, t.session_id, t.session_key, t.status AS turn_status, t.origin,
          ${nextTaskSql('k.turn_id', 'k.iteration')} AS next_id, $1::uuid AS job_task_id
