@@ -52,6 +52,7 @@ beforeAll(async () => {
       TOOL_TIMEOUT_MS: '4000',
       // Sessions are digested soon after their last message, so a lost digest shows.
       SESSION_IDLE_SECONDS: '3',
+      TRANSCRIPTION_MODEL: 'whisper-test',
       TELEGRAM_BOT_TOKEN: '123456:redis-loss',
       TELEGRAM_WEBHOOK_SECRET: TG_SECRET,
       TELEGRAM_API_BASE_URL: telegram.url,
@@ -204,4 +205,20 @@ it('runs a tool once when Redis loses its data while it runs, after its job wait
 
   expect((await user.events(turnId)).at(-1)?.data.status).toBe('completed');
   expect(await sleepyTries()).toBe(tries + 1);
+});
+
+it('calls the transcription API for a voice note no more often than its job’s attempts when Redis loses the job between them', async () => {
+  const chat = webhooks.nextId();
+  const audio = 'audio nobody can transcribe';
+  // The transcription service is down: each attempt fails, and the job retries after its backoff.
+  model.transcribe = (request) => (request.audio === audio ? { status: 503 } : { text: request.audio });
+  const calls = () => model.transcriptions.filter((request) => request.audio === audio).length;
+  telegram.addFile('voice-down', 'voice/down.oga', audio);
+  expect((await webhooks.postTelegram(webhooks.tgVoice(chat, 'voice-down'))).status).toBe(200);
+  await system.waitFor(() => calls() >= 2, 'a second transcription attempt');
+  await loseRedis();
+
+  await system.waitFor(() => texts(chat).some((text) => text.includes('could not make out that voice note')), 'the apology');
+  // The queue's default: five attempts.
+  expect(calls()).toBeLessThanOrEqual(5);
 });

@@ -31,9 +31,10 @@ const MAX_TRANSCRIPT = 16_000;
  * The `transcribe` job: downloads a voice note (streamed, capped at 20 MB, never in Redis),
  * transcribes it and puts the transcript in the place its message took in its turn when it
  * arrived (voice-holds.ts), which lets that turn start. A failure is retried with the job's
- * backoff; when no attempt is left (or none could help, or its runs kept dying) the place is given
- * up, so the session goes on, and the person gets a short apology: a voice note is never lost silently. Settling
- * the place is idempotent: a run after it finds nothing pending and only republishes.
+ * backoff; when no attempt is left (counted with the voice note, so a job queued again does not
+ * start afresh), or none could help, or its runs kept dying, the place is given up, so the
+ * session goes on, and the person gets a short apology: a voice note is never lost silently.
+ * Settling the place is idempotent: a run after it finds nothing pending and only republishes.
  */
 export function createTranscriptionHandler(runtime: Runtime, transcriber: Transcriber): JobHandler<'deliveries', 'transcribe'> {
   const { db, config, queues } = runtime;
@@ -79,6 +80,20 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
     });
   }
 
+  /**
+   * Counts an attempt (a download and a paid transcription) with the voice note itself, before it
+   * is made, and answers how many there have been: a job queued again after Redis lost it, or run
+   * again with its attempts reset, goes on from that count instead of calling the API afresh.
+   */
+  async function countAttempt(rowId: string): Promise<number> {
+    const counted = await db.query<{ attempts: number }>(
+      `UPDATE channel_messages SET media = jsonb_set(media, '{attempts}', to_jsonb(COALESCE((media->>'attempts')::int, 0) + 1))
+       WHERE id = $1 RETURNING (media->>'attempts')::int AS attempts`,
+      [rowId],
+    );
+    return counted.rows[0]?.attempts ?? 0;
+  }
+
   async function settleAndFlush(rowId: string, voice: PendingVoice, transcript: string | undefined): Promise<void> {
     const { turnId, unheard } = await settle(rowId, voice, transcript);
     if (turnId) await runtime.outbox.flush(turnId);
@@ -105,6 +120,10 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
     // Every earlier run died mid-way (a voice note that kills its process?) and BullMQ would fail
     // the next stall without running anything: give up now, while the apology can still be sent.
     if (job.stalledCounter >= MAX_STALLED_COUNT) return settleAndFlush(channelMessageId, voice, undefined);
+    const attempts = job.opts.attempts ?? 1;
+    const attempt = await countAttempt(channelMessageId);
+    // Every attempt it had was made (by jobs before this one): it could not be heard.
+    if (attempt > attempts) return settleAndFlush(channelMessageId, voice, undefined);
 
     let text: string;
     try {
@@ -112,7 +131,7 @@ export function createTranscriptionHandler(runtime: Runtime, transcriber: Transc
       text = cleanTranscript(await transcriber.transcribe(audio));
     } catch (error) {
       const permanent = error instanceof MediaDownloadError ? error.permanent : isPermanentModelError(error);
-      if (permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      if (permanent || attempt >= attempts) {
         await settleAndFlush(channelMessageId, voice, undefined);
       }
       if (permanent) throw new UnrecoverableError(error instanceof Error ? error.message : 'voice note unusable');
