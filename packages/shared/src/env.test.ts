@@ -63,6 +63,20 @@ describe('parseConfig', () => {
     expect(parseConfig({ LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1' }).LLM_PROVIDER).toBe('openai');
   });
 
+  it('says the openai provider lacks a key or an endpoint along with the other problems, not after they are fixed', () => {
+    // Each of these stops zod's checks of the whole object unless told otherwise.
+    expect(problemsOf({ LLM_PROVIDER: 'openai', DATABASE_URL: 'mysql://x', MCP_SERVERS: '[', VISION: 'maybe' })).toEqual([
+      'DATABASE_URL: must start with postgres://',
+      'MCP_SERVERS: must be a JSON array of MCP servers (see README, "MCP servers")',
+      'VISION: must be true or false',
+      'LLM_PROVIDER: openai needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (another OpenAI-compatible endpoint)',
+    ]);
+    // An endpoint that is refused is said once, as itself.
+    expect(problemsOf({ LLM_PROVIDER: 'openai', OPENAI_BASE_URL: 'localhost:8080/v1' })).toEqual([
+      'OPENAI_BASE_URL: must be an http:// or https:// URL',
+    ]);
+  });
+
   it('reads VISION as a strict boolean and defaults TRANSCRIPTION_MODEL', () => {
     expect(parseConfig({})).toMatchObject({ VISION: false, TRANSCRIPTION_MODEL: 'whisper-1' });
     expect(parseConfig({ VISION: 'TRUE' }).VISION).toBe(true);

@@ -23,19 +23,18 @@ const optionalUrl = () => optionalString.pipe(httpUrl().optional());
 /**
  * Connection strings are checked by scheme and by the driver's own parser: drivers accept forms
  * (socket hosts, no host) a URL parser rejects, and one they cannot parse (a port that is not a
- * number) would otherwise fail every connection, or the process with a stack trace.
+ * number) would otherwise fail every connection, or the process with a stack trace. One problem
+ * each, said without stopping the checks of the whole configuration (an `abort` would).
  */
 const connectionUrl = (fallback: string, scheme: RegExp, example: string, parses: (url: string) => unknown) =>
   optionalString
     .transform((v) => v ?? fallback)
     .pipe(
-      z
-        .string()
-        .regex(scheme, { error: `must start with ${example}`, abort: true })
-        .refine(
-          (url) => succeeds(() => parses(url)),
-          'is not a connection string the driver can read (check the port, the database and %-escapes)',
-        ),
+      z.string().superRefine((url, ctx) => {
+        if (!scheme.test(url)) ctx.addIssue(`must start with ${example}`);
+        else if (!succeeds(() => parses(url)))
+          ctx.addIssue('is not a connection string the driver can read (check the port, the database and %-escapes)');
+      }),
     );
 
 function succeeds(parse: () => unknown): boolean {
@@ -72,6 +71,8 @@ export const int = (fallback: number, min: number, max: number) => {
     .pipe(z.string().regex(/^\d+$/, range))
     .pipe(z.coerce.number<string>().min(min, range).max(max, range));
 };
+
+const PROVIDER_SETTINGS = ['LLM_PROVIDER', 'OPENAI_API_KEY', 'OPENAI_BASE_URL'];
 
 /** Every variable the processes read, with its default (README.md#configuration). */
 export const configSchema = z
@@ -194,6 +195,8 @@ export const configSchema = z
     // Without either, every model call would go to api.openai.com unauthenticated and fail.
     path: ['LLM_PROVIDER'],
     message: 'openai needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (another OpenAI-compatible endpoint)',
+    // Said along with another variable's problem (zod would skip it then), unless it reads one of its own three.
+    when: ({ issues }) => !issues.some((issue) => PROVIDER_SETTINGS.includes(String(issue.path?.[0]))),
   })
   .transform((env) => ({
     ...env,
