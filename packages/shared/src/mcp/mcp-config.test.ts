@@ -56,4 +56,13 @@ describe('MCP_SERVERS', () => {
     expect(problems(JSON.stringify([{ name: 'typed', type: 'http', command: 'x' }]))).toHaveLength(1);
     expect(problems('[{"name":"x"}]')).toEqual([expect.stringMatching(/^MCP_SERVERS\.0: must be \{"name","command"/)]);
   });
+
+  it('refuses a blank command, as it refuses a missing one, instead of a server that never starts', () => {
+    for (const command of ['', '   ']) {
+      expect(problems(JSON.stringify([{ name: 'blank', command }]))).toEqual(['MCP_SERVERS.0.command: must not be blank']);
+    }
+    expect(parseConfig({ MCP_SERVERS: '[{"name":"padded","command":" node "}]' }).MCP_SERVERS).toEqual([
+      { name: 'padded', command: 'node' },
+    ]);
+  });
 });

@@ -22,7 +22,7 @@ const stringMap = z.record(z.string(), z.string());
 export const stdioServerSchema = z.strictObject({
   name: serverName,
   type: z.literal('stdio').optional(),
-  command: z.string().min(1),
+  command: z.string().trim().min(1, 'must not be blank'),
   args: z.array(z.string()).optional(),
   env: stringMap.optional(),
 });
