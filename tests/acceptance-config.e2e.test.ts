@@ -175,7 +175,7 @@ it.each(['gateway', 'agent-worker', 'tool-worker'])('stops the %s at start with 
     '  PORT: must be a whole number from 0 to 65535',
     '  REDIS_URL: must start with redis://',
     '  DEFAULT_TIMEZONE: unknown IANA time zone "Mars/Olympus_Mons"',
-    '  MCP_SERVERS: Invalid input: expected array, received object',
+    '  MCP_SERVERS: must be a JSON array of MCP servers (see README, "MCP servers")',
     '  VISION: must be true or false',
     '  LLM_PROVIDER: openai needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (another OpenAI-compatible endpoint)',
   ]);

@@ -1,5 +1,6 @@
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 import { z } from 'zod';
+import { httpUrl } from './http-url';
 import { mcpServersSetting } from './mcp/mcp-config';
 import { canonicalTimeZone, isTimeZone } from './time/local-time';
 
@@ -16,8 +17,6 @@ const flag = (fallback: boolean) =>
     .pipe(z.enum(['true', 'false', '1', '0'], 'must be true or false'))
     .transform((v) => v === 'true' || v === '1');
 
-/** The providers' HTTP endpoints: `localhost:8080/v1` would parse as a URL of scheme `localhost`. */
-const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 const url = (fallback: string) => optionalString.transform((v) => v ?? fallback).pipe(httpUrl());
 const optionalUrl = () => optionalString.pipe(httpUrl().optional());
 /**

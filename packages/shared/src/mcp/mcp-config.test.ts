@@ -65,4 +65,13 @@ describe('MCP_SERVERS', () => {
       { name: 'padded', command: 'node' },
     ]);
   });
+
+  it('says what a list and a URL must be in words of its own', () => {
+    for (const value of ['{"name":"x","command":"y"}', '"x"', 'null']) {
+      expect(problems(value)).toEqual(['MCP_SERVERS: must be a JSON array of MCP servers (see README, "MCP servers")']);
+    }
+    for (const url of ['ftp://example.com', 'localhost:8080/mcp', '']) {
+      expect(problems(JSON.stringify([{ name: 'web', url }]))).toEqual(['MCP_SERVERS.0.url: must be an http:// or https:// URL']);
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from '../http-url';
 import { ENTITY_TABLES } from '../ids/entities';
 
 /**
@@ -30,7 +31,7 @@ export const stdioServerSchema = z.strictObject({
 export const httpServerSchema = z.strictObject({
   name: serverName,
   type: z.enum(['http', 'streamable-http']).optional(),
-  url: z.url({ protocol: /^https?$/ }),
+  url: httpUrl(),
   headers: stringMap.optional(),
 });
 
@@ -44,6 +45,8 @@ export function isStdioServer(server: McpServerConfig): server is McpStdioServer
   return 'command' in server;
 }
 
+const NOT_A_LIST = 'must be a JSON array of MCP servers (see README, "MCP servers")';
+
 /** `MCP_SERVERS` (docs/tools.md#mcp-tools), a JSON array; unset or blank means none. */
 export const mcpServersSetting = z
   .string()
@@ -53,12 +56,12 @@ export const mcpServersSetting = z
     try {
       return JSON.parse(value);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of MCP servers (see README, "MCP servers")' });
+      ctx.addIssue({ code: 'custom', message: NOT_A_LIST });
       return z.NEVER;
     }
   })
   .pipe(
-    z.array(mcpServerSchema).superRefine((servers, ctx) => {
+    z.array(mcpServerSchema, NOT_A_LIST).superRefine((servers, ctx) => {
       const seen = new Set<string>();
       servers.forEach((server, index) => {
         if (seen.has(server.name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `"${server.name}" is used twice` });
