@@ -6,11 +6,13 @@ import { freePort, TestSystem } from '../scripts/lib/system';
 
 /**
  * `npm run start:*` do not migrate (README.md#scaling-out): a process started on a database that
- * lacks migrations is not ready, saying what to run, rather than answering every request 500.
+ * lacks migrations, or does not exist yet, is not ready, saying what to run, rather than answering
+ * every request 500.
  */
 const base = new URL(process.env.DATABASE_URL as string);
 const name = `${base.pathname.slice(1)}_unmigrated`;
 const url = Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+const missing = Object.assign(new URL(base.href), { pathname: `/${name}_missing` }).href;
 const admin = new pg.Pool({ connectionString: Object.assign(new URL(base.href), { pathname: '/postgres' }).href, max: 1 });
 
 beforeAll(async () => {
@@ -19,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`DROP DATABASE IF EXISTS "${name}_missing" WITH (FORCE)`);
   await admin.end();
 });
 
@@ -37,6 +40,30 @@ it('answers 503 on /readyz naming the missing migrations until `npm run migrate`
 
     execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
       env: { ...process.env, DATABASE_URL: url },
+      stdio: 'ignore',
+    });
+    await system.waitReady();
+  } finally {
+    await system.stop();
+  }
+});
+
+it('answers 503 on /readyz naming a database that does not exist yet until `npm run migrate` created it, then 200', async () => {
+  const system = await new TestSystem().start({ env: { DATABASE_URL: missing }, services: [] });
+  system.spawn('gateway');
+  try {
+    const api = new Api(system.url);
+    const notReady = await system.waitFor(async () => {
+      const res = await api.get('/readyz').catch(() => undefined);
+      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
+    }, 'gateway answering, Redis connected');
+    expect([notReady.status, notReady.body.error]).toEqual([
+      503,
+      `not ready: postgresql has no database "${name}_missing" (run npm run migrate)`,
+    ]);
+
+    execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
+      env: { ...process.env, DATABASE_URL: missing },
       stdio: 'ignore',
     });
     await system.waitReady();

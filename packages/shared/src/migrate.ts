@@ -9,6 +9,20 @@ const MIGRATIONS_TABLE = 'pgmigrations';
 
 export class MigrationsPending extends Error {}
 
+/** PostgreSQL's code for a connection to a database that does not exist. */
+const UNDEFINED_DATABASE = '3D000';
+
+/**
+ * For /readyz: a connection refused because the database does not exist yet is a MigrationsPending
+ * too, since `npm run migrate` creates it; any other failure is passed on.
+ */
+export function noDatabaseYet(databaseUrl: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as { code?: string }).code !== UNDEFINED_DATABASE) throw error;
+    throw new MigrationsPending(`postgresql has no database "${serverDatabase(databaseUrl).name}" (run npm run migrate)`);
+  };
+}
+
 /**
  * For /readyz: throws MigrationsPending while a migration of this code is not applied. The
  * processes do not migrate (only `npm start` and `npm run migrate` do), and one started on an
@@ -45,7 +59,7 @@ export function serverDatabase(databaseUrl: string): { name: string; server: pg.
   return { name: config.database ?? '', server: { ...config, database: 'postgres' } };
 }
 
-/** Whether the database the URL names exists: connecting to it says so ("3D000" when it does not). */
+/** Whether the database the URL names exists: connecting to it says so. */
 async function databaseExists(databaseUrl: string): Promise<boolean> {
   const client = new pg.Client({ ...parseIntoClientConfig(databaseUrl), connectionTimeoutMillis: 5_000 });
   client.on('error', () => undefined);
@@ -53,7 +67,7 @@ async function databaseExists(databaseUrl: string): Promise<boolean> {
     await client.connect();
     return true;
   } catch (error) {
-    if ((error as { code?: string }).code === '3D000') return false;
+    if ((error as { code?: string }).code === UNDEFINED_DATABASE) return false;
     throw error;
   } finally {
     await client.end().catch(() => undefined);

@@ -7,7 +7,7 @@ import { EventWriter, type EventCounters } from './events';
 import { McpCatalog, mcpServerOf, mcpToolName } from './mcp/mcp-catalog';
 import { SharedMetrics } from './metrics';
 import { createLogger, type Logger } from './logger';
-import { MigrationsPending, migrationsApplied } from './migrate';
+import { MigrationsPending, migrationsApplied, noDatabaseYet } from './migrate';
 import { createQueues, type Queues } from './queues';
 import { closeRedis, createClientRedis, pingRedis, type Redis } from './redis';
 import { ChatTyping } from './turns/chat-typing';
@@ -76,7 +76,9 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
     ),
     checkReady: async () => {
       const [postgres, redisPing] = await Promise.allSettled([
-        pingDb(db).then(() => withTimeout(migrated(), 1_000, 'PostgreSQL did not answer')),
+        pingDb(db)
+          .catch(noDatabaseYet(config.DATABASE_URL))
+          .then(() => withTimeout(migrated(), 1_000, 'PostgreSQL did not answer')),
         pingRedis(redis),
       ]);
       const problem = (result: PromiseSettledResult<void>, name: string) =>

@@ -21,7 +21,7 @@ export const healthApi = defineRoutes({
     auth: 'none',
     responses: {
       200: { description: 'ready', schema: shape.healthResponse },
-      503: { description: 'names what did not answer, or that the database lacks migrations', schema: shape.healthResponse },
+      503: { description: 'names what did not answer, or that the database or its migrations are missing', schema: shape.healthResponse },
     },
   },
 });
