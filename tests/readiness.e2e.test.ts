@@ -25,23 +25,37 @@ afterAll(async () => {
   await admin.end();
 });
 
-it('answers 503 on /readyz naming the missing migrations until `npm run migrate` ran, then 200', async () => {
-  const system = await new TestSystem().start({ env: { DATABASE_URL: url }, services: [] });
+/** A gateway alone on `databaseUrl`, and its /readyz once its Redis connection is up (at first that is not ready either). */
+async function gatewayOn(databaseUrl: string): Promise<{ system: TestSystem; readiness: { status: number; error: string } }> {
+  const system = await new TestSystem().start({ env: { DATABASE_URL: databaseUrl }, services: [] });
   system.spawn('gateway');
-  try {
-    const api = new Api(system.url);
-    // Once its Redis connection is up (at first that is not ready either).
-    const notReady = await system.waitFor(async () => {
-      const res = await api.get('/readyz').catch(() => undefined);
-      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
-    }, 'gateway answering, Redis connected');
-    expect(notReady.status).toBe(503);
-    expect(notReady.body.error).toMatch(/^not ready: postgresql lacks \d+ migrations \(run npm run migrate\)$/);
-
-    execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
-      env: { ...process.env, DATABASE_URL: url },
-      stdio: 'ignore',
+  const api = new Api(system.url);
+  const res = await system
+    .waitFor(async () => {
+      const answer = await api.get('/readyz').catch(() => undefined);
+      return answer && !/redis/.test(String(answer.body.error)) ? answer : undefined;
+    }, 'gateway answering, Redis connected')
+    .catch(async (error: unknown) => {
+      await system.stop();
+      throw error;
     });
+  return { system, readiness: { status: res.status, error: String(res.body.error) } };
+}
+
+/** `npm run migrate` on `databaseUrl`. */
+function migrate(databaseUrl: string): void {
+  execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: 'ignore',
+  });
+}
+
+it('answers 503 on /readyz naming the missing migrations until `npm run migrate` ran, then 200', async () => {
+  const { system, readiness } = await gatewayOn(url);
+  try {
+    expect(readiness.status).toBe(503);
+    expect(readiness.error).toMatch(/^not ready: postgresql lacks \d+ migrations \(run npm run migrate\)$/);
+    migrate(url);
     await system.waitReady();
   } finally {
     await system.stop();
@@ -49,23 +63,10 @@ it('answers 503 on /readyz naming the missing migrations until `npm run migrate`
 });
 
 it('answers 503 on /readyz naming a database that does not exist yet until `npm run migrate` created it, then 200', async () => {
-  const system = await new TestSystem().start({ env: { DATABASE_URL: missing }, services: [] });
-  system.spawn('gateway');
+  const { system, readiness } = await gatewayOn(missing);
   try {
-    const api = new Api(system.url);
-    const notReady = await system.waitFor(async () => {
-      const res = await api.get('/readyz').catch(() => undefined);
-      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
-    }, 'gateway answering, Redis connected');
-    expect([notReady.status, notReady.body.error]).toEqual([
-      503,
-      `not ready: postgresql has no database "${name}_missing" (run npm run migrate)`,
-    ]);
-
-    execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'dist', 'migrate.js')], {
-      env: { ...process.env, DATABASE_URL: missing },
-      stdio: 'ignore',
-    });
+    expect(readiness).toEqual({ status: 503, error: `not ready: postgresql has no database "${name}_missing" (run npm run migrate)` });
+    migrate(missing);
     await system.waitReady();
   } finally {
     await system.stop();
@@ -74,16 +75,7 @@ it('answers 503 on /readyz naming a database that does not exist yet until `npm 
 
 it('answers 503 on /readyz naming PostgreSQL, and only it, while PostgreSQL does not answer', async () => {
   const closed = Object.assign(new URL(base.href), { port: String(await freePort()) }).href;
-  const system = await new TestSystem().start({ env: { DATABASE_URL: closed }, services: [] });
-  system.spawn('gateway');
-  try {
-    const api = new Api(system.url);
-    const notReady = await system.waitFor(async () => {
-      const res = await api.get('/readyz').catch(() => undefined);
-      return res && !/redis/.test(String(res.body.error)) ? res : undefined;
-    }, 'gateway answering, Redis connected');
-    expect([notReady.status, notReady.body.error]).toEqual([503, 'not ready: postgresql did not answer']);
-  } finally {
-    await system.stop();
-  }
+  const { system, readiness } = await gatewayOn(closed);
+  await system.stop();
+  expect(readiness).toEqual({ status: 503, error: 'not ready: postgresql did not answer' });
 });
