@@ -352,6 +352,19 @@ describe('offline reminders', () => {
     expect(await reminderFor(text, third)).toEqual([['create_reminder', args]]);
   });
 
+  it.each<[string, Record<string, unknown>]>([
+    // Tonight's 7:00 has gone: like a past "at 15:00", today's past time means tomorrow's.
+    ['remind me at 7 tonight to call mom', { text: 'call mom', at: '2026-11-24T19:00:00' }],
+    ['remind me tonight at 7 to call mom', { text: 'call mom', at: '2026-11-24T19:00:00' }],
+    ['me lembra hoje à noite às 7 de ligar', { text: 'ligar', at: '2026-11-24T19:00:00' }],
+    ['me lembra hoje às 7 da noite de ligar', { text: 'ligar', at: '2026-11-24T19:00:00' }],
+    ['remind me today at 15:00 to call', { text: 'call', at: '2026-11-24T15:00:00' }],
+    ['me lembra hoje às 15h de ligar', { text: 'ligar', at: '2026-11-24T15:00:00' }],
+  ])('never sets %p, said at 20:30, in the past', async (text, args) => {
+    const evening = new Date('2026-11-23T23:30:00Z'); // Monday 23 November, 20:30 in São Paulo
+    expect(await reminderFor(text, evening)).toEqual([['create_reminder', args]]);
+  });
+
   it('keeps "lembre que" for memory, not a reminder', async () => {
     expect(await reminderFor('lembre que eu acordo às 6h')).toEqual([['remember', { content: 'eu acordo às 6h' }]]);
   });

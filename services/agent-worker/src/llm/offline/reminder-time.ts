@@ -174,7 +174,7 @@ function repeatOf(groups: Record<string, string | undefined>): Repeat {
 /**
  * The next matching wall-clock time: a given date ("tomorrow", "on the 5th") as is, a weekday the
  * next one still ahead (`nextWeek`, "next Monday" said on a Monday: the one a week on), a bare
- * time of day today or else tomorrow. A relative time ("in 20 minutes") is an instant, read on
+ * time of day or today's ("today", "tonight") today or else tomorrow. A relative time ("in 20 minutes") is an instant, read on
  * the user's clock. `once`: a one-off reminder, whose bare hour is the next one on a 12-hour clock.
  */
 function resolve(
@@ -192,15 +192,16 @@ function resolve(
   const hour = clock.get('hour') ?? 0;
   const minute = clock.get('minute') ?? 0;
   const date = day?.start;
+  const today = now.set({ hour, minute, second: 0, millisecond: 0 });
   if (date?.isCertain('day')) {
     const at = DateTime.fromObject(
       { year: date.get('year') ?? now.year, month: date.get('month') ?? now.month, day: date.get('day') ?? now.day, hour, minute },
       { zone: 'UTC' },
     );
-    return at.isValid ? at : null;
-  }
-  const today = now.set({ hour, minute, second: 0, millisecond: 0 });
-  if (date?.isCertain('weekday')) {
+    if (!at.isValid) return null;
+    // Today's ("today at 15:00", "tonight at 7") is a time of day like one said alone, never past.
+    if (!at.hasSame(now, 'day')) return at;
+  } else if (date?.isCertain('weekday')) {
     // chrono numbers Sunday 0; Luxon numbers Monday 1 to Sunday 7.
     const weekday = date.get('weekday') || 7;
     const at = today.plus({ days: (weekday - today.weekday + 7) % 7 });
