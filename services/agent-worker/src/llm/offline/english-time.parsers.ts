@@ -44,7 +44,9 @@ const pastAndTo: Parser = {
     if (meridiem.toLowerCase() === 'p' && hour < 12) hour += 12;
     if (meridiem.toLowerCase() === 'a' && hour === 12) hour = 0;
     const before = ['to', 'till', 'before'].includes(relation.toLowerCase());
-    return before ? { hour: (hour + 23) % 24, minute: 60 - minutes } : { hour, minute: minutes };
+    const time = before ? { hour: (hour + 23) % 24, minute: 60 - minutes } : { hour, minute: minutes };
+    // "am" / "pm" says which half of the clock: "half past 8 am" is no evening.
+    return meridiem ? { ...time, meridiem: time.hour >= 12 ? Meridiem.PM : Meridiem.AM } : time;
   },
 };
 

@@ -67,13 +67,12 @@ const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 // "next month", "do mês que vem", "no próximo mês": chrono reads no day in it (and Portuguese not
 // at all), so a day of the month counts from next month, and without one it is a month from today.
 const NEXT_MONTH = /(?<![\p{L}\p{N}])(?:(?:of|do|no)\s+)?(?:the\s+)?(?:next month|mes que vem|proximo mes)(?![\p{L}\p{N}])/u;
-// An hour of a 12-hour clock said alone ("at 7", "às 7", "at 3 o'clock", "às dez"): which 7 is
-// meant is the next one to come. "07", "7:00", "7h", "7 horas" and "19" are read as written.
-const BARE_HOUR = new RegExp(
-  String.raw`^(?:(?:at|as|a)\s+)?(?:[1-9]|1[01]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|` +
-    String.raw`uma|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze)(?:\s+o['’]?\s?clock)?$`,
-  'u',
-);
+// An hour from 1 to 11, alone or with its minutes ("at 7", "às dez", "at 3 o'clock", "at 8:30",
+// "half past 8", "às 8 e meia") is said on a 12-hour clock: which 7 is meant is the next one to
+// come. A leading zero ("07:00", "08:30"), "7h", "7h30" or "7 horas" writes it the 24-hour way, and
+// a part of the day, noon or midnight says its half: those are read as written.
+const AS_WRITTEN =
+  /(?<![\p{L}\p{N}:])0\d|\dh(?!\p{L})|(?<!\p{L})(?:horas?|manha|madrugada|tarde|noite|morning|afternoon|evening|night|tonight|noon|midnight|meio)(?!\p{L})/u;
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /** What a reminder without a time of day reads as ("remind me to call mom", "… tomorrow"): the planner asks when rather than guess. */
@@ -112,7 +111,8 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
   const time = results.find((result) => result.start.isCertain('hour') && !COUNTS.test(result.text));
   if (!time) return NO_TIME;
   const day = results.find((result) => result.start.isCertain('day') || result.start.isCertain('weekday'));
-  spans.push(timeRangeSpan(scanned, results, time));
+  const phrase = timeRangeSpan(scanned, results, time);
+  spans.push(phrase);
   if (day && day !== time) spans.push([day.index, day.index + day.text.length]);
   const part = partOfDayAfter(scanned, Math.max(...spans.map(([, end]) => end)), time);
   if (part) spans.push(part);
@@ -127,7 +127,14 @@ export function parseReminder(raw: string, language: Language, clock: Clock): Re
     ? onMonthDay(Number(monthDay[1] ?? monthDay[2]), time, now, repeat === 'monthly', nextMonth ? 1 : 0)
     : nextMonth
       ? now.plus({ months: 1 }).set({ hour: time.start.get('hour') ?? 0, minute: time.start.get('minute') ?? 0, second: 0, millisecond: 0 })
-      : resolve(time, day, now, zone, NEXT.test(fold(day?.text ?? '')), repeat === undefined);
+      : resolve(
+          time,
+          day,
+          now,
+          zone,
+          NEXT.test(fold(day?.text ?? '')),
+          repeat === undefined && onTwelveHourClock(time, scanned.slice(...phrase)),
+        );
   // "every weekday at 8" said on a Friday evening first fires on Monday, not on Saturday.
   const first = repeat === 'weekdays' && next && next.weekday > 5 ? next.plus({ days: 8 - next.weekday }) : next;
   const at = first?.startOf('second').toISO({ includeOffset: false, suppressMilliseconds: true });
@@ -156,6 +163,12 @@ function partOfDayAfter(raw: string, end: number, time: ParsedResult): Span | nu
   return [end, end + part[0].length];
 }
 
+/** Whether the time, its phrase as said (a range with both ends), is an hour of a 12-hour clock (AS_WRITTEN). */
+function onTwelveHourClock(time: ParsedResult, phrase: string): boolean {
+  const hour = time.start.get('hour') ?? 0;
+  return hour >= 1 && hour <= 11 && !time.start.isCertain('meridiem') && !AS_WRITTEN.test(fold(phrase));
+}
+
 /** "domingos" → "domingo", "sextas-feiras" → "sexta", "sundays" → "sunday"; '' for none. */
 function singularWeekday(plural: string | undefined): string {
   if (!plural) return '';
@@ -174,8 +187,9 @@ function repeatOf(groups: Record<string, string | undefined>): Repeat {
 /**
  * The next matching wall-clock time: a given date ("tomorrow", "on the 5th") as is, a weekday the
  * next one still ahead (`nextWeek`, "next Monday" said on a Monday: the one a week on), a bare
- * time of day or today's ("today", "tonight") today or else tomorrow. A relative time ("in 20 minutes") is an instant, read on
- * the user's clock. `once`: a one-off reminder, whose bare hour is the next one on a 12-hour clock.
+ * time of day or today's ("today", "tonight") today or else tomorrow. A relative time ("in 20
+ * minutes") is an instant, read on the user's clock. `twelveHour`: the next one on a 12-hour clock
+ * (a one-off reminder's "at 7").
  */
 function resolve(
   time: ParsedResult,
@@ -183,7 +197,7 @@ function resolve(
   now: DateTime,
   zone: string,
   nextWeek: boolean,
-  once: boolean,
+  twelveHour: boolean,
 ): DateTime | null {
   const clock = time.start;
   if (clock.isCertain('timezoneOffset') && (day === undefined || day === time)) {
@@ -211,7 +225,6 @@ function resolve(
   // "at 7" said at noon is this evening's 7:00, not tomorrow morning's. A repeat keeps the hour as
   // said: "every day at 7" must not become 19:00 for ever because it was said after 7:00.
   const later = today.plus({ hours: 12 });
-  const twelveHour = once && BARE_HOUR.test(fold(time.text)) && !clock.isCertain('meridiem');
   return twelveHour && later > now ? later : today.plus({ days: 1 });
 }
 
