@@ -1,6 +1,7 @@
 import { getTool, parseToolArgs } from '@assistant/shared';
 import type { ChatMessage, ChatRequest, ChatResponse, ToolDefinitionForModel } from './chat-model';
 import { OFFLINE_HELP, OFFLINE_HELP_PT, OfflinePlanner } from './offline.planner';
+import { OFFLINE_TEXTS } from './offline/help-text';
 
 const TOOL_NAMES = [
   'create_folder',
@@ -205,6 +206,29 @@ describe('OfflinePlanner', () => {
 
     it('answers with the help text when one of the first 10 commands is not one', async () => {
       const { response } = await plan('create folder A; sing a song; create folder B');
+      expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
+    });
+
+    it.each<[string, Array<[string, Record<string, unknown>]>, string]>([
+      ['create folder Work and remind me to call mom', [['create_folder', { name: 'Work' }]], OFFLINE_TEXTS.en.askTime],
+      ['remind me to call mom; create folder Work', [['create_folder', { name: 'Work' }]], OFFLINE_TEXTS.en.askTime],
+      ['criar pasta Trabalho e me lembra de ligar pra mãe', [['create_folder', { name: 'Trabalho' }]], OFFLINE_TEXTS.pt.askTime],
+    ])('runs the other commands of %p and asks when for the reminder said without a time', async (text, calls, question) => {
+      const { response, tokens } = await plan(text);
+      expect(toolCalls(response)).toEqual(calls);
+      expect(response.content).toBe(question);
+      expect(tokens.join('')).toBe(question);
+    });
+
+    it('counts a reminder without a time among the first 10 commands', async () => {
+      const folders = Array.from({ length: 10 }, (_, i) => `create folder F${i + 1}`).join('; ');
+      const { response } = await plan(`remind me to call mom; ${folders}`);
+      expect(response.toolCalls).toHaveLength(9);
+      expect(response.content).toBe(`${OFFLINE_TEXTS.en.capped(10, 11)}\n\n${OFFLINE_TEXTS.en.askTime}`);
+    });
+
+    it('answers with the help text when a message with a reminder without a time has a piece that is no command', async () => {
+      const { response } = await plan('create folder A; remind me to call mom; sing a song');
       expect(response).toEqual({ content: OFFLINE_HELP, toolCalls: [] });
     });
 

@@ -15,47 +15,52 @@ const DEFAULT_ZONE = 'UTC';
 /** What the planner makes of a turn's messages. */
 interface Plan {
   planned: PlannedCall[];
-  /** The commands of the messages understood, planned or past the cap. */
+  /** The reminders said without a time of day, asked about rather than planned. */
+  asked: number;
+  /** The commands of the messages understood, planned, asked about or past the cap. */
   total: number;
   /** The messages left out because they are not commands. */
   notUnderstood: number;
-  /** Whether one of those was a reminder said without a time of day. */
-  timeMissing: boolean;
 }
 
 /**
  * The calls of the first MAX_OFFLINE_CALLS commands of the turn's messages, in order. The cap is
  * per turn, so messages merged into one turn plan no more than one message could. A message with
  * a piece within the cap that is not a command is left out whole, as a single message always was
- * (its commands may build on each other), and the turn's other messages still run. Pieces past
- * the cap are only counted, never parsed: each reminder costs a chrono parse, and a turn's work
- * must not grow with what is not planned.
+ * (its commands may build on each other), and the turn's other messages still run. A reminder
+ * without a time of day is a command that takes its place under the cap but plans no call: the
+ * others run, and the answer asks when (nothing builds on a reminder). Pieces past the cap are
+ * only counted, never parsed: each reminder costs a chrono parse, and a turn's work must not grow
+ * with what is not planned.
  */
 function parseCommands(messages: string[], now: Date, timezone: string): Plan {
-  const plan: Plan = { planned: [], total: 0, notUnderstood: 0, timeMissing: false };
+  const plan: Plan = { planned: [], asked: 0, total: 0, notUnderstood: 0 };
   for (const message of messages) {
     const pieces = splitCommands(message);
-    const calls = pieces.length > 0 ? parseFirst(pieces, MAX_OFFLINE_CALLS - plan.planned.length, now, timezone) : null;
-    if (!Array.isArray(calls)) {
+    const room = MAX_OFFLINE_CALLS - plan.planned.length - plan.asked;
+    const commands = pieces.length > 0 ? parseFirst(pieces, room, now, timezone) : null;
+    if (!commands) {
       plan.notUnderstood += 1;
-      plan.timeMissing ||= calls === NO_TIME;
       continue;
     }
-    plan.planned.push(...calls);
+    for (const command of commands) {
+      if (command === NO_TIME) plan.asked += 1;
+      else plan.planned.push(command);
+    }
     plan.total += pieces.length;
   }
   return plan;
 }
 
-/** The calls of the first `room` pieces of a message, or why not when one of those is not a command. */
-function parseFirst(pieces: FoldedText[], room: number, now: Date, timezone: string): PlannedCall[] | typeof NO_TIME | null {
-  const planned: PlannedCall[] = [];
+/** The commands of the first `room` pieces of a message, or null when one of those is not a command. */
+function parseFirst(pieces: FoldedText[], room: number, now: Date, timezone: string): Array<PlannedCall | typeof NO_TIME> | null {
+  const commands: Array<PlannedCall | typeof NO_TIME> = [];
   for (const piece of pieces.slice(0, room)) {
-    const call = parseCommand(piece, { now, timezone });
-    if (call === null || call === NO_TIME) return call;
-    planned.push(call);
+    const command = parseCommand(piece, { now, timezone });
+    if (command === null) return null;
+    commands.push(command);
   }
-  return planned;
+  return commands;
 }
 
 /**
@@ -115,9 +120,9 @@ export class OfflinePlanner implements ChatModel {
 
     const messages = turnMessages(request.messages, request.turnMessages ?? 1);
     const texts = OFFLINE_TEXTS[languageOf(messages)];
-    const { planned, total, notUnderstood, timeMissing } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
+    const { planned, asked, total, notUnderstood } = parseCommands(messages, this.now(), request.timezone ?? DEFAULT_ZONE);
     // A reminder without a time is asked about rather than set at a guessed one.
-    if (planned.length === 0) return this.answer(request, timeMissing ? texts.askTime : texts.help);
+    if (planned.length === 0) return this.answer(request, asked > 0 ? texts.askTime : texts.help);
     const offered = new Set(request.tools.map((t) => t.name));
     const missing = [...new Set(planned.map((p) => p.tool).filter((tool) => !offered.has(tool)))];
     if (missing.length > 0) return this.answer(request, `${texts.missing(missing.join(', '))}\n\n${texts.help}`);
@@ -129,7 +134,8 @@ export class OfflinePlanner implements ChatModel {
       arguments: JSON.stringify(Object.fromEntries(Object.entries(p.args).filter(([, value]) => value !== undefined))),
     }));
     const notes = [
-      ...(total > planned.length ? [texts.capped(MAX_OFFLINE_CALLS, total)] : []),
+      ...(total > planned.length + asked ? [texts.capped(MAX_OFFLINE_CALLS, total)] : []),
+      ...(asked > 0 ? [texts.askTime] : []),
       ...(notUnderstood > 0 ? [`${texts.leftOut(notUnderstood, messages.length)}\n\n${texts.help}`] : []),
     ];
     if (notes.length === 0) return { content: '', toolCalls };
