@@ -22,31 +22,35 @@ const HOUR = `([01]?\\d|2[0-3]|${Object.keys(HOUR_WORDS).join('|')})`;
 
 const MINUTE_WORDS: Record<string, number> = { five: 5, ten: 10, quarter: 15, twenty: 20, 'twenty-five': 25, 'twenty five': 25, half: 30 };
 const MINUTES = `(?<minutes>${Object.keys(MINUTE_WORDS).join('|')}|[1-9]|[1-5]\\d)`;
+// The part of the day after an hour: "in the evening", "at night".
+const PART_OF_DAY = String.raw`\s+in\s+the\s+(?<part>morning|afternoon|evening)|\s+at\s+(?<night>night)`;
 
 /**
  * "half past 8", "at quarter past nine", "a quarter to 7 pm", "at twenty past 8", "at 10 minutes to
- * 9": chrono reads none of them. Minutes other than half and quarter need "at" before them or
- * "minutes" after, so the counts in "give 2 to 3 people" and "read pages 10 to 20" stay text.
+ * 9", "half past 8 in the evening": chrono reads none of them. Minutes other than half and quarter
+ * need "at" before them or "minutes" after, so the counts in "give 2 to 3 people" and "read pages
+ * 10 to 20" stay text.
  */
 const pastAndTo: Parser = {
   pattern: () =>
     new RegExp(
-      String.raw`${START}(?<at>at\s+)?(?:a\s+)?${MINUTES}(?<unit>\s+minutes?)?\s+(?<relation>past|after|to|till|before)\s+${HOUR}(?:\s*(?<meridiem>[ap])\.?m\.?)?${END}`,
+      String.raw`${START}(?<at>at\s+)?(?:a\s+)?${MINUTES}(?<unit>\s+minutes?)?\s+(?<relation>past|after|to|till|before)\s+${HOUR}` +
+        String.raw`(?:\s*(?<meridiem>[ap])\.?m\.?|${PART_OF_DAY})?${END}`,
       'iu',
     ),
   extract: (_context, match) => {
-    const { at, minutes: said = '', unit, relation = '', meridiem = '' } = match.groups ?? {};
+    const { at, minutes: said = '', unit, relation = '', meridiem, part, night } = match.groups ?? {};
     const minutes = MINUTE_WORDS[said.toLowerCase()] ?? Number(said);
     if (!at && !unit && minutes !== 15 && minutes !== 30) return null;
     const hourSaid = (match[5] ?? '').toLowerCase();
-    let hour = HOUR_WORDS[hourSaid] ?? Number(hourSaid);
-    if (minutes > 59 || (meridiem && hour > 12)) return null;
-    if (meridiem.toLowerCase() === 'p' && hour < 12) hour += 12;
-    if (meridiem.toLowerCase() === 'a' && hour === 12) hour = 0;
+    const hour = HOUR_WORDS[hourSaid] ?? Number(hourSaid);
+    const half = (meridiem ?? part ?? night ?? '').toLowerCase();
+    if (minutes > 59 || (half && hour > 12)) return null;
+    const of = half ? hourOfPart(hour, half) : hour;
     const before = ['to', 'till', 'before'].includes(relation.toLowerCase());
-    const time = before ? { hour: (hour + 23) % 24, minute: 60 - minutes } : { hour, minute: minutes };
-    // "am" / "pm" says which half of the clock: "half past 8 am" is no evening.
-    return meridiem ? { ...time, meridiem: time.hour >= 12 ? Meridiem.PM : Meridiem.AM } : time;
+    const time = before ? { hour: (of + 23) % 24, minute: 60 - minutes } : { hour: of, minute: minutes };
+    // "am", "pm" or a part of the day says which half of the clock: "half past 8 am" is no evening.
+    return half ? { ...time, meridiem: time.hour >= 12 ? Meridiem.PM : Meridiem.AM } : time;
   },
 };
 
@@ -70,7 +74,7 @@ const hourOfDayPart: Parser = {
   pattern: () =>
     new RegExp(
       String.raw`${START}(?:at\s+)?${HOUR_OF_12}(?::(?<minute>[0-5]\d))?(?:\s+o['’]?\s?clock)?` +
-        String.raw`(?:\s*(?<meridiem>[ap])\.?m\.?|\s+in\s+the\s+(?<part>morning|afternoon|evening)|\s+at\s+(?<night>night))${END}`,
+        String.raw`(?:\s*(?<meridiem>[ap])\.?m\.?|${PART_OF_DAY})${END}`,
       'iu',
     ),
   extract: (_context, match) => {

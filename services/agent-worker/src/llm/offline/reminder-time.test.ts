@@ -75,6 +75,8 @@ describe('offline reminders', () => {
     ['remind me at 5 past 6 pm to call', { text: 'call', at: '2026-11-23T18:05:00' }],
     ['remind me at twenty-five past eight to call', { text: 'call', at: '2026-11-23T20:25:00' }],
     ['remind me at 10 minutes to 9 to call', { text: 'call', at: '2026-11-23T20:50:00' }],
+    ['remind me at half past 8 in the evening to call', { text: 'call', at: '2026-11-23T20:30:00' }],
+    ['remind me at half past 8 in the morning to call', { text: 'call', at: '2026-11-24T08:30:00' }],
     // "o'clock" is said on a 12-hour clock: at 10:00, "3 o'clock" is this afternoon, not 3 in the night.
     ["remind me at 3 o'clock to call Ana", { text: 'call Ana', at: '2026-11-23T15:00:00' }],
     ["remind me at three o'clock to call", { text: 'call', at: '2026-11-23T15:00:00' }],
