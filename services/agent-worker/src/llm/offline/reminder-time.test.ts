@@ -57,11 +57,11 @@ describe('offline reminders', () => {
     ['remind me to call Ana at 3:30 pm', { text: 'call Ana', at: '2026-11-23T15:30:00' }],
     ['remind me to call Ana at 12am', { text: 'call Ana', at: '2026-11-24T00:00:00' }],
     ['remind me to eat at 12pm', { text: 'eat', at: '2026-11-23T12:00:00' }],
-    // 10:00 is not after now (10:00): the next one is tomorrow; "10:00" alone is on a 12-hour clock.
+    // 10:00 is not after now (10:00): the next one is tomorrow.
     ['remind me to stretch at 10:00 am', { text: 'stretch', at: '2026-11-24T10:00:00' }],
     ['remind me to stretch at 09:59', { text: 'stretch', at: '2026-11-24T09:59:00' }],
-    ['remind me to stretch at 10:00', { text: 'stretch', at: '2026-11-23T22:00:00' }],
-    ['remind me to stretch at 9:59', { text: 'stretch', at: '2026-11-23T21:59:00' }],
+    ['remind me to stretch at 10:00', { text: 'stretch', at: '2026-11-24T10:00:00' }],
+    ['remind me to stretch at 9:59', { text: 'stretch', at: '2026-11-24T09:59:00' }],
     ['remind me to stretch at 10:01', { text: 'stretch', at: '2026-11-23T10:01:00' }],
     ['remind me to run tomorrow at 11', { text: 'run', at: '2026-11-24T11:00:00' }],
     ['remind me to run at 7am tomorrow', { text: 'run', at: '2026-11-24T07:00:00' }],
@@ -96,9 +96,10 @@ describe('offline reminders', () => {
     ['remind me at 07:00 to call mom', { text: 'call mom', at: '2026-11-24T07:00:00' }],
     ['me lembra às 7h de ligar', { text: 'ligar', at: '2026-11-24T07:00:00' }],
     ['remind me every day at 7 to call mom', { text: 'call mom', at: '2026-11-24T07:00:00', repeat: 'daily' }],
-    // So is an hour with its minutes, unless written the 24-hour way ("08:30", "8h30", "8 horas e 30").
-    ['remind me at 8:30 to call mom', { text: 'call mom', at: '2026-11-23T20:30:00' }],
-    ['me lembra às 8:30 de ligar', { text: 'ligar', at: '2026-11-23T20:30:00' }],
+    // So is an hour with its minutes in words; a clock's digits ("8:30", "08:30"), "8h30" and
+    // "8 horas e 30" are read as written.
+    ['remind me at 8:30 to call mom', { text: 'call mom', at: '2026-11-24T08:30:00' }],
+    ['me lembra às 8:30 de ligar', { text: 'ligar', at: '2026-11-24T08:30:00' }],
     ['me lembra às 8 e 30 de ligar', { text: 'ligar', at: '2026-11-23T20:30:00' }],
     ['remind me at half past 8 am to call mom', { text: 'call mom', at: '2026-11-24T08:30:00' }],
     ['remind me at ten to 9 am to call mom', { text: 'call mom', at: '2026-11-24T08:50:00' }],

@@ -67,12 +67,13 @@ const NEXT = /(?<![\p{L}\p{N}])(?:next|proxim[ao]|que vem)(?![\p{L}\p{N}])/u;
 // "next month", "do mês que vem", "no próximo mês": chrono reads no day in it (and Portuguese not
 // at all), so a day of the month counts from next month, and without one it is a month from today.
 const NEXT_MONTH = /(?<![\p{L}\p{N}])(?:(?:of|do|no)\s+)?(?:the\s+)?(?:next month|mes que vem|proximo mes)(?![\p{L}\p{N}])/u;
-// An hour from 1 to 11, alone or with its minutes ("at 7", "às dez", "at 3 o'clock", "at 8:30",
+// An hour from 1 to 11, alone or with its minutes in words ("at 7", "às dez", "at 3 o'clock",
 // "half past 8", "às 8 e meia") is said on a 12-hour clock: which 7 is meant is the next one to
-// come. A leading zero ("07:00", "08:30"), "7h", "7h30" or "7 horas" writes it the 24-hour way, and
-// a part of the day, noon or midnight says its half: those are read as written.
+// come. A clock's digits ("7:00", "08:30", as much of the world writes the 24-hour clock), "7h",
+// "7h30" or "7 horas" write it as meant, and a part of the day, noon or midnight says its half:
+// those are read as written.
 const AS_WRITTEN =
-  /(?<![\p{L}\p{N}:])0\d|\dh(?!\p{L})|(?<!\p{L})(?:horas?|manha|madrugada|tarde|noite|morning|afternoon|evening|night|tonight|noon|midnight|meio)(?!\p{L})/u;
+  /(?<![\p{L}\p{N}:])0\d|\d:\d|\dh(?!\p{L})|(?<!\p{L})(?:horas?|manha|madrugada|tarde|noite|morning|afternoon|evening|night|tonight|noon|midnight|meio)(?!\p{L})/u;
 const CONNECTOR = /^(?:to|about|of|that|de|da|do|das|dos|para|pra|sobre|que)\s+/iu;
 
 /** What a reminder without a time of day reads as ("remind me to call mom", "… tomorrow"): the planner asks when rather than guess. */
