@@ -15,10 +15,15 @@ const PAGE = 1_000;
  */
 const DELIVERY_HOURS = 24;
 
+/**
+ * SQL: whether a turn (of `turns`) is unfinished or ended within DELIVERY_HOURS, so that a Redis
+ * come back empty queues its chat events again; their `deliveries` rows are kept while it is.
+ */
+export const CHAT_EVENTS_REQUEUED = `(finished_at IS NULL OR finished_at > NOW() - make_interval(hours => ${DELIVERY_HOURS}))`;
+
 /** Chat turns unfinished or ended within DELIVERY_HOURS that sent events to their chat, oldest first. */
 const CHAT_TURNS = `SELECT id FROM turns
-  WHERE origin IS NOT NULL AND chat_events <> '[]'::jsonb
-    AND (finished_at IS NULL OR finished_at > NOW() - make_interval(hours => ${DELIVERY_HOURS}))
+  WHERE origin IS NOT NULL AND chat_events <> '[]'::jsonb AND ${CHAT_EVENTS_REQUEUED}
   ORDER BY lane_seq`;
 
 /** The events some of them sent to their chat, in the same order. */

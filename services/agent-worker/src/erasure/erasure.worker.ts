@@ -1,5 +1,5 @@
 import { enqueueErasure, everyInterval, removeWhenDone, runAgainIn, type JobHandler, type Runtime } from '@assistant/shared';
-import { pruneChannelMessages } from './channel-message-retention';
+import { pruneChannelMessages, pruneDeliveries } from './retention';
 import { eraseUser, type ErasureDeps } from './erase-user';
 import { removeEndedJobs } from './remove-user-jobs';
 
@@ -33,7 +33,8 @@ export function createErasureHandler(deps: ErasureDeps): JobHandler<'session-dig
 /**
  * The safety net of erasures: the gateway marks the user, commits, then queues the job; if it
  * died in between, this queues it again (same job id, so never twice). It also deletes the
- * records of channel messages past their retention, which no erasure would otherwise reach.
+ * records of channel messages received and of message parts sent past their retention, which no
+ * erasure would otherwise reach.
  */
 export function startErasureSweeper(runtime: Pick<Runtime, 'db' | 'queues' | 'logger'>, intervalMs = 60_000): () => void {
   const sweep = async () => {
@@ -44,6 +45,7 @@ export function startErasureSweeper(runtime: Pick<Runtime, 'db' | 'queues' | 'lo
       );
       for (const { id } of stuck.rows) await enqueueErasure(runtime.queues, id);
       await pruneChannelMessages(runtime.db);
+      await pruneDeliveries(runtime.db);
     } catch (error) {
       runtime.logger.warn({ err: error }, 'erasure sweep failed');
     }

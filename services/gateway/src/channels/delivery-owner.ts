@@ -37,7 +37,8 @@ export async function ownerLive(db: Queryable, owner: DeliveryOwner): Promise<bo
 /**
  * Claims a part before it is sent (docs/channels.md#delivery), unless its owner is being erased by
  * now: the erasure deletes what was sent to the user's chats as it starts, so no part may be
- * claimed after. `FOR SHARE` waits for an erasure that has marked the user but not committed, and
+ * claimed after. A turn's event records its turn, whose parts the retention keeps while a Redis
+ * come back empty would queue them again (retention.ts of the agent workers' erasure). `FOR SHARE` waits for an erasure that has marked the user but not committed, and
  * then sees the mark. `taken`: another run of the job claimed it first.
  */
 export async function claimPart(
@@ -48,8 +49,8 @@ export async function claimPart(
   const found = await db.query<{ live: boolean; claimed: boolean }>(
     `WITH owner AS (SELECT ${ownerLiveSql(true)} AS live),
      inserted AS (
-       INSERT INTO deliveries (delivery_key, part, channel, recipient, notice)
-       SELECT $4, $5, $6, $7, $8 FROM owner WHERE owner.live
+       INSERT INTO deliveries (delivery_key, part, channel, recipient, notice, turn_id)
+       SELECT $4, $5, $6, $7, $8, $2::uuid FROM owner WHERE owner.live
        ON CONFLICT DO NOTHING RETURNING 1)
      SELECT (SELECT live FROM owner) AS live, EXISTS (SELECT 1 FROM inserted) AS claimed`,
     [...ownerParams(owner), part.key, part.index, part.channel, part.recipient, part.notice],
