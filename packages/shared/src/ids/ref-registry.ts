@@ -278,10 +278,27 @@ function unquoted(text: string): string | undefined {
   return quoted && CLOSING_QUOTES[quoted[1] as string] === quoted[3] ? quoted[2] : undefined;
 }
 
-/** The keys a name is matched by: its own, and that of the name inside its quotes, when quoted. */
+/**
+ * The name a JSON string's escapes stand for (results quote names so, `quoted`): `My \"best\" plan`
+ * is `My "best" plan`; undefined when `text` has no escape or is no JSON string's inside.
+ */
+function unescaped(text: string): string | undefined {
+  if (!text.includes('\\')) return undefined;
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The keys a name is matched by: its own, that of the name inside its quotes, when quoted, and
+ * that of the name its escapes stand for, when copied from a result with them.
+ */
 function nameKeys(name: string): string[] {
-  const inner = unquoted(name);
-  return inner ? [nameKey(name), nameKey(inner)] : [nameKey(name)];
+  const inner = unquoted(name) ?? name;
+  const decoded = unescaped(inner);
+  return [...new Set([name, inner, ...(decoded === undefined ? [] : [decoded])].map(nameKey))];
 }
 
 /** `places[i]`, when given, says where candidate i is (placesOf). */

@@ -138,6 +138,17 @@ describe('rename_document', () => {
     expect(await documents(user)).toEqual([{ title: 'Calm', title_key: 'calm', folder: null }]);
   });
 
+  it('quotes titles and folder names holding quotes as JSON strings in every message, and finds a title copied back from one', async () => {
+    const user = await insertTestUser(harness.pool);
+    await createFolder(user, 'My "best" plan');
+    const created = await run('create_document', { title: 'Step "one"', folder_id: '"My \\"best\\" plan"' }, user);
+    expect(created.message).toBe('Document "Step \\"one\\"" created [ID: document_1] in folder "My \\"best\\" plan" [ID: folder_1].');
+    const found = await run('search_documents', { query: 'step "one"' }, user);
+    expect(found.message).toBe('Found 1 document matching "step \\"one\\"":\n- "Step \\"one\\"" [ID: document_1]');
+    const renamed = await run('rename_document', { document_id: '"Step \\"one\\""', new_title: 'C:\\Users\\' }, user);
+    expect(renamed.message).toBe('Document renamed from "Step \\"one\\"" to "C:\\\\Users\\\\" [ID: document_1].');
+  });
+
   it('finds a document by a title that only looks like a ref, of another kind or one never given', async () => {
     const user = await insertTestUser(harness.pool);
     await createDocument(user, 'goal_2026');

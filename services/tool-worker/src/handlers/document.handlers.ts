@@ -1,4 +1,4 @@
-import { clipText, nameKey, ok, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
+import { clipText, nameKey, ok, quoted, searchDocuments, type Queryable, type ResolvedEntity } from '@assistant/shared';
 import {
   alreadyExists,
   findSameName,
@@ -44,9 +44,9 @@ export const documentHandlers: Pick<
       () => loadDocument(ctx, ctx.entityId),
     );
     const fields = await documentFields(ctx, document);
-    const where = folder ? ` in folder "${folder.label}" [ID: ${folder.ref}]` : '';
+    const where = folder ? ` in folder ${quoted(folder.label)} [ID: ${folder.ref}]` : '';
     return ok(
-      `Document "${fields.title}" created [ID: ${fields.document_id}]${where}.`,
+      `Document ${quoted(fields.title)} created [ID: ${fields.document_id}]${where}.`,
       fields,
       `To rename, move or delete it later, pass document_id="${fields.document_id}".`,
     );
@@ -66,7 +66,7 @@ export const documentHandlers: Pick<
     ]);
     const fields = await documentFields(ctx, { ...document, title: args.new_title });
     return ok(
-      `Document renamed from "${document.title}" to "${args.new_title}" [ID: ${fields.document_id}].`,
+      `Document renamed from ${quoted(document.title)} to ${quoted(args.new_title)} [ID: ${fields.document_id}].`,
       fields,
       `Its ref is still ${fields.document_id}.`,
     );
@@ -78,10 +78,10 @@ export const documentHandlers: Pick<
     await lockNames(ctx, 'document');
     const document = await loadDocument(ctx, target.id);
     const fields = await documentFields(ctx, { ...document, folder_id: folder.id });
-    const destination = `folder "${folder.label}" [ID: ${folder.ref}]`;
+    const destination = `folder ${quoted(folder.label)} [ID: ${folder.ref}]`;
     const nextStep = `To see everything in it, call get_folder_contents with folder_id="${folder.ref}".`;
     if (document.folder_id === folder.id) {
-      return ok(`Document "${document.title}" [ID: ${target.ref}] is already in ${destination}.`, fields, nextStep);
+      return ok(`Document ${quoted(document.title)} [ID: ${target.ref}] is already in ${destination}.`, fields, nextStep);
     }
     // Moving must not create the duplicate that create_document refuses.
     const clash = await findSameTitle(ctx, folder.id, document.title, document.id);
@@ -91,7 +91,7 @@ export const documentHandlers: Pick<
       ctx.userId,
       folder.id,
     ]);
-    return ok(`Document "${document.title}" [ID: ${target.ref}] moved to ${destination}.`, fields, nextStep);
+    return ok(`Document ${quoted(document.title)} [ID: ${target.ref}] moved to ${destination}.`, fields, nextStep);
   },
 
   async delete_document(args, ctx) {
@@ -99,7 +99,7 @@ export const documentHandlers: Pick<
     const document = await loadDocument(ctx, target.id);
     await ctx.db.query('DELETE FROM documents WHERE id = $1 AND user_id = $2', [document.id, ctx.userId]);
     return ok(
-      `Document "${document.title}" deleted [ID: ${target.ref}].`,
+      `Document ${quoted(document.title)} deleted [ID: ${target.ref}].`,
       await documentFields(ctx, document),
       `${target.ref} no longer exists; do not use it again.`,
     );
@@ -110,7 +110,7 @@ export const documentHandlers: Pick<
     // The query as the message echoes it: a pasted paragraph is not repeated whole.
     const query = clipText(args.query.replace(/\s+/g, ' '), ECHO_CHARS);
     if (hits.length === 0) {
-      return ok(`No documents match "${query}".`, { documents: [] }, 'Try other words, or create the document with create_document.');
+      return ok(`No documents match ${quoted(query)}.`, { documents: [] }, 'Try other words, or create the document with create_document.');
     }
     const refs = await ctx.refs.refsFor(
       'document',
@@ -126,9 +126,9 @@ export const documentHandlers: Pick<
       ...(hit.folder_id ? { folder_id: folderRefs.get(hit.folder_id) } : {}),
       snippet: hit.snippet,
     }));
-    const lines = documents.map((doc) => `- "${doc.title}" [ID: ${doc.document_id}]`);
+    const lines = documents.map((doc) => `- ${quoted(doc.title)} [ID: ${doc.document_id}]`);
     return ok(
-      [`Found ${plural(documents.length, 'document')} matching "${query}":`, ...lines].join('\n'),
+      [`Found ${plural(documents.length, 'document')} matching ${quoted(query)}:`, ...lines].join('\n'),
       { documents },
       'To rename, move or delete one, pass its document_id.',
     );

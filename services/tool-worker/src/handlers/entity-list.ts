@@ -1,4 +1,4 @@
-import { ENTITY_TABLES, ok, type Entity, type ToolResult } from '@assistant/shared';
+import { ENTITY_TABLES, ok, quoted, type Entity, type ToolResult } from '@assistant/shared';
 import type { ToolContext } from './handler';
 
 /** Longest list a list_* tool returns: a result must fit in the model's context. */
@@ -36,7 +36,7 @@ export async function listRows<Row extends { id: string }>(
 
 /** `- "Name" [ID: ref] details` lines, with a note when the list was cut at LIST_LIMIT. */
 export function listLines(items: { ref: string; label: string; details?: string }[], total: number, noun: string): string[] {
-  const lines = items.map((item) => `- "${item.label}" [ID: ${item.ref}]${item.details ? ` ${item.details}` : ''}`);
+  const lines = items.map((item) => `- ${quoted(item.label)} [ID: ${item.ref}]${item.details ? ` ${item.details}` : ''}`);
   const hidden = total - items.length;
   return hidden > 0 ? [...lines, `- … and ${hidden} more ${noun}`] : lines;
 }

@@ -99,7 +99,7 @@ export async function resolveHabitLink(ctx: ToolContext, value: string | null | 
 /** `, for habit "Meditação" [ID: habit_1]`, or nothing for an entity without a habit. */
 export async function habitPart(ctx: ToolContext, habitId: string | null, habitName: string | null): Promise<string> {
   if (!habitId) return '';
-  return `, for habit "${habitName ?? ''}" [ID: ${await ctx.refs.refFor('habit', habitId)}]`;
+  return `, for habit ${quoted(habitName ?? '')} [ID: ${await ctx.refs.refFor('habit', habitId)}]`;
 }
 
 export function plural(count: number, noun: string): string {

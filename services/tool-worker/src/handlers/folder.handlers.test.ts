@@ -89,6 +89,21 @@ describe('create_folder', () => {
     }
   });
 
+  it('quotes a name holding quotes, backslashes or a line break as its errors do, and finds it copied back with or without the escapes', async () => {
+    const user = await insertTestUser(harness.pool);
+    const names = ['My "best" plan', 'C:\\Users\\', 'Trabalho\nnovo'];
+    for (const [index, name] of names.entries()) {
+      const created = await run('create_folder', { name }, user);
+      expect(created.message).toBe(`Folder ${JSON.stringify(name)} created [ID: folder_${index + 1}].`);
+      const clash = await run('create_folder', { name }, user);
+      expect(clash.error).toContain(`${JSON.stringify(name)} already exists`);
+      for (const copied of [JSON.stringify(name), `"${name}"`]) {
+        const result = await run('get_folder_contents', { folder_id: copied }, user);
+        expect(result).toMatchObject({ success: true, folder_id: `folder_${index + 1}` });
+      }
+    }
+  });
+
   it('inserts one row when a create is retried with the same entity id', async () => {
     const user = await insertTestUser(harness.pool);
     const entityId = randomUUID();

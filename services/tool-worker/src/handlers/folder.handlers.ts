@@ -1,4 +1,4 @@
-import { nameKey, ok } from '@assistant/shared';
+import { nameKey, ok, quoted } from '@assistant/shared';
 import { listLines, listRows } from './entity-list';
 import { alreadyExists, findSameName, insertReserved, loadOwnRow, lockedSameName, lockNames, nameTaken, plural } from './entity-support';
 import type { ToolContext, ToolHandlers } from './handler';
@@ -23,9 +23,9 @@ export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder
       () => loadFolder(ctx, ctx.entityId),
     );
     const fields = await folderFields(ctx, folder);
-    const where = parent ? ` inside folder "${parent.label}" [ID: ${parent.ref}]` : '';
+    const where = parent ? ` inside folder ${quoted(parent.label)} [ID: ${parent.ref}]` : '';
     return ok(
-      `Folder "${fields.name}" created [ID: ${fields.folder_id}]${where}.`,
+      `Folder ${quoted(fields.name)} created [ID: ${fields.folder_id}]${where}.`,
       fields,
       `To add a document to it, call create_document with folder_id="${fields.folder_id}".`,
     );
@@ -45,7 +45,7 @@ export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder
     ]);
     const fields = await folderFields(ctx, { ...folder, name: args.new_name });
     return ok(
-      `Folder renamed from "${folder.name}" to "${args.new_name}" [ID: ${fields.folder_id}].`,
+      `Folder renamed from ${quoted(folder.name)} to ${quoted(args.new_name)} [ID: ${fields.folder_id}].`,
       fields,
       `Its ref is still ${fields.folder_id}; to see what it holds, call get_folder_contents with folder_id="${fields.folder_id}".`,
     );
@@ -71,7 +71,7 @@ export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder
         ? '; it was empty'
         : `, together with ${plural(subfolders, 'subfolder')} and ${plural(documents, 'document')} inside it`;
     return ok(
-      `Folder "${target.label}" deleted [ID: ${target.ref}]${contents}.`,
+      `Folder ${quoted(target.label)} deleted [ID: ${target.ref}]${contents}.`,
       { folder_id: target.ref, name: target.label, deleted_subfolders: subfolders, deleted_documents: documents },
       `${target.ref} and everything that was inside it no longer exist; do not use their refs again.`,
     );
@@ -104,7 +104,7 @@ export const folderHandlers: Pick<ToolHandlers, 'create_folder' | 'rename_folder
     ];
     const empty = documents.total + (subfolders?.total ?? 0) === 0;
     return ok(
-      [`Folder "${folder.label}" [ID: ${folder.ref}] has ${counts.join(' and ')}.`, ...lines].join('\n'),
+      [`Folder ${quoted(folder.label)} [ID: ${folder.ref}] has ${counts.join(' and ')}.`, ...lines].join('\n'),
       {
         folder_id: folder.ref,
         name: folder.label,

@@ -1,4 +1,4 @@
-import { nameKey, ok } from '@assistant/shared';
+import { nameKey, ok, quoted } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 import { listEntities } from './entity-list';
 import {
@@ -39,7 +39,7 @@ export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'd
     );
     const fields = await goalFields(ctx, goal);
     return ok(
-      `Goal "${goal.title}" created [ID: ${fields.goal_id}]${byPart(goal)}${await habitPart(ctx, goal.habit_id, goal.habit_name)}.`,
+      `Goal ${quoted(goal.title)} created [ID: ${fields.goal_id}]${byPart(goal)}${await habitPart(ctx, goal.habit_id, goal.habit_name)}.`,
       fields,
       `To change or delete it later, pass goal_id="${fields.goal_id}".`,
     );
@@ -66,10 +66,10 @@ export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'd
        WHERE id = $1 AND user_id = $2`,
       [goal.id, ctx.userId, next.title, nameKey(next.title), next.target_date, next.habit_id],
     );
-    const renamed = next.title !== goal.title ? `, renamed from "${goal.title}"` : '';
+    const renamed = next.title !== goal.title ? `, renamed from ${quoted(goal.title)}` : '';
     const fields = await goalFields(ctx, next);
     return ok(
-      `Goal "${next.title}" updated [ID: ${fields.goal_id}]${renamed}${byPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
+      `Goal ${quoted(next.title)} updated [ID: ${fields.goal_id}]${renamed}${byPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
       fields,
       `Its ref is still ${fields.goal_id}.`,
     );
@@ -80,7 +80,7 @@ export const goalHandlers: Pick<ToolHandlers, 'create_goal' | 'update_goal' | 'd
     const goal = await loadGoal(ctx, target.id);
     await ctx.db.query('DELETE FROM goals WHERE id = $1 AND user_id = $2', [goal.id, ctx.userId]);
     return ok(
-      `Goal "${goal.title}" deleted [ID: ${target.ref}].`,
+      `Goal ${quoted(goal.title)} deleted [ID: ${target.ref}].`,
       await goalFields(ctx, goal),
       `${target.ref} no longer exists; do not use it again.`,
     );

@@ -1,4 +1,4 @@
-import { nameKey, ok } from '@assistant/shared';
+import { nameKey, ok, quoted } from '@assistant/shared';
 import type { ToolContext, ToolHandlers } from './handler';
 import { listEntities } from './entity-list';
 import { alreadyExists, findSameName, insertReserved, loadOwnRow, lockedSameName, lockNames, nameTaken, plural } from './entity-support';
@@ -25,7 +25,7 @@ export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | '
     );
     const fields = await habitFields(ctx, habit);
     return ok(
-      `Habit "${fields.name}" saved [ID: ${fields.habit_id}]${fields.frequency ? ` (${fields.frequency})` : ''}.`,
+      `Habit ${quoted(fields.name)} saved [ID: ${fields.habit_id}]${fields.frequency ? ` (${fields.frequency})` : ''}.`,
       fields,
       `To set a reminder for it, call create_reminder with habit_id="${fields.habit_id}".`,
     );
@@ -51,13 +51,13 @@ export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | '
       [habit.id, ctx.userId, next.name, nameKey(next.name), next.frequency, next.description],
     );
     const changes = [
-      ...(next.name !== habit.name ? [`renamed from "${habit.name}"`] : []),
+      ...(next.name !== habit.name ? [`renamed from ${quoted(habit.name)}`] : []),
       ...(args.frequency !== undefined ? [next.frequency ? `frequency set to ${next.frequency}` : 'frequency cleared'] : []),
       ...(args.description !== undefined ? [next.description ? 'description updated' : 'description cleared'] : []),
     ];
     const fields = await habitFields(ctx, next);
     return ok(
-      `Habit "${next.name}" updated [ID: ${fields.habit_id}]${changes.length > 0 ? `: ${changes.join(', ')}` : ''}.`,
+      `Habit ${quoted(next.name)} updated [ID: ${fields.habit_id}]${changes.length > 0 ? `: ${changes.join(', ')}` : ''}.`,
       fields,
       `Its ref is still ${fields.habit_id}.`,
     );
@@ -76,7 +76,7 @@ export const habitHandlers: Pick<ToolHandlers, 'save_habit' | 'update_habit' | '
     const kept =
       reminders + goals === 0 ? '' : `; its ${plural(reminders, 'reminder')} and ${plural(goals, 'goal')} remain, no longer linked to it`;
     return ok(
-      `Habit "${target.label}" deleted [ID: ${target.ref}]${kept}.`,
+      `Habit ${quoted(target.label)} deleted [ID: ${target.ref}]${kept}.`,
       { habit_id: target.ref, name: target.label, unlinked_reminders: reminders, unlinked_goals: goals },
       `${target.ref} no longer exists; do not use it again.`,
     );

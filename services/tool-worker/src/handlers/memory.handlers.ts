@@ -1,4 +1,4 @@
-import { appendMemory, nameRefs, ok, saveProfileSection, SECTION_CAP, sessionRefNames } from '@assistant/shared';
+import { appendMemory, nameRefs, ok, quoted, saveProfileSection, SECTION_CAP, sessionRefNames } from '@assistant/shared';
 import type { ToolHandlers } from './handler';
 
 export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> = {
@@ -19,7 +19,7 @@ export const memoryHandlers: Pick<ToolHandlers, 'remember' | 'update_profile'> =
     const content = nameRefs(args.content, await sessionRefNames(ctx.db, ctx.sessionId));
     const saved = (await saveProfileSection(ctx.db, ctx.userId, args.section, content))[args.section];
     return ok(
-      `Profile section "${args.section}" replaced (${saved.length} characters).`,
+      `Profile section ${quoted(args.section)} replaced (${saved.length} characters).`,
       { section: args.section, characters: saved.length },
       'The new text applies from your next step on.',
     );

@@ -6,6 +6,7 @@ import {
   nameKey,
   ok,
   parseLocalDateTime,
+  quoted,
   reminderCancelJob,
   reminderFireJob,
   reminderWallClock,
@@ -69,7 +70,7 @@ export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_re
     ctx.afterCommit(reminderFireJob(reminder.id, reminder.at));
     const fields = await reminderFields(ctx, reminder, zone);
     return ok(
-      `Reminder "${reminder.text}" set for ${fields.at_local} [ID: ${fields.reminder_id}]${repeatPart(reminder)}${await habitPart(ctx, reminder.habit_id, reminder.habit_name)}.`,
+      `Reminder ${quoted(reminder.text)} set for ${fields.at_local} [ID: ${fields.reminder_id}]${repeatPart(reminder)}${await habitPart(ctx, reminder.habit_id, reminder.habit_name)}.`,
       fields,
       `To change or cancel it, pass reminder_id="${fields.reminder_id}" to update_reminder or delete_reminder.`,
     );
@@ -115,7 +116,7 @@ export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_re
     }
     const fields = await reminderFields(ctx, next, zone);
     return ok(
-      `Reminder "${next.text}" updated [ID: ${fields.reminder_id}]: ${whenPart(next, zone)}${repeatPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
+      `Reminder ${quoted(next.text)} updated [ID: ${fields.reminder_id}]: ${whenPart(next, zone)}${repeatPart(next)}${await habitPart(ctx, next.habit_id, next.habit_name)}.`,
       fields,
       `Its ref is still ${fields.reminder_id}.`,
     );
@@ -129,7 +130,7 @@ export const reminderHandlers: Pick<ToolHandlers, 'create_reminder' | 'update_re
     // Its job, if already due, finds no reminder and does nothing: a deleted reminder never fires.
     ctx.afterCommit(reminderCancelJob(reminder.id, reminder.at));
     return ok(
-      `Reminder "${reminder.text}" deleted [ID: ${target.ref}]; it will not fire.`,
+      `Reminder ${quoted(reminder.text)} deleted [ID: ${target.ref}]; it will not fire.`,
       await reminderFields(ctx, reminder, zone),
       `${target.ref} no longer exists; do not use it again.`,
     );
