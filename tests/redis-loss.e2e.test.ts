@@ -1,4 +1,6 @@
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { reminderFireJobId, reminderNoticeJobId } from '@assistant/shared';
 import type pg from 'pg';
 import { Api } from '../scripts/lib/api';
 import { ChannelWebhooks } from './helpers/channel-webhooks';
@@ -159,6 +161,61 @@ it('sends a chat answer once when Redis loses its delivery job after the turn ha
   // The chat's line keeps the next answer behind the first: once it arrives, nothing more of the first comes.
   await system.waitFor(() => texts(chat).includes('echo: and then'), 'the next answer');
   expect(texts(chat)).toEqual(['echo: sent before', 'released hold the reply', 'echo: and then']);
+});
+
+/** Fires a reminder of the user's, due now, as its job would; answers the id of its notice's delivery job, once queued. */
+async function fireReminderNow(userId: string, text: string): Promise<string> {
+  const inserted = await db.query<{ id: string; at: Date }>(
+    `INSERT INTO reminders (id, user_id, text, text_key, at) VALUES (gen_random_uuid(), $1, $2, $3, NOW()) RETURNING id, at`,
+    [userId, text, text.toLowerCase()],
+  );
+  const { id, at } = inserted.rows[0] as { id: string; at: Date };
+  const reminders = new Queue('reminders', { connection: redis, prefix: system.prefix });
+  const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+  try {
+    await reminders.add('fire', { reminderId: id, at: at.toISOString() }, { jobId: reminderFireJobId(id, at) });
+    let notice = '';
+    await system.waitFor(async () => {
+      const fired = await db.query<{ last_fired_at: Date }>(
+        'SELECT last_fired_at FROM reminders WHERE id = $1 AND last_fired_at IS NOT NULL',
+        [id],
+      );
+      notice = fired.rows[0] ? reminderNoticeJobId(id, fired.rows[0].last_fired_at) : '';
+      return notice !== '' && (await deliveries.getJobState(notice)) !== 'unknown';
+    }, 'the reminder’s notice queued');
+    return notice;
+  } finally {
+    await Promise.all([reminders.close(), deliveries.close()]);
+  }
+}
+
+it('sends a reminder’s notice once when Redis loses its delivery job, and no sent one again', async () => {
+  const chat = webhooks.nextId();
+  expect((await webhooks.postTelegram(webhooks.tgText(chat, 'hello notices'))).status).toBe(200);
+  await system.waitFor(() => texts(chat).includes('echo: hello notices'), 'the first answer');
+  const identity = await db.query<{ user_id: string }>('SELECT user_id FROM channel_identities WHERE channel = $1 AND external_id = $2', [
+    'telegram',
+    String(chat),
+  ]);
+  const userId = identity.rows[0]?.user_id as string;
+  const sent = await fireReminderNow(userId, 'Notice sent before');
+  await system.waitFor(() => texts(chat).includes('Notice sent before'), 'the notice sent before');
+  // No gateway takes the next notice's delivery job: the reminder has fired, its notice only in Redis.
+  await system.signal('gateway', 'SIGKILL');
+  await fireReminderNow(userId, 'Notice lost');
+  await loseRedis();
+  system.spawn('gateway');
+  await system.waitReady();
+
+  await system.waitFor(() => texts(chat).includes('Notice lost'), 'the lost notice');
+  const deliveries = new Queue('deliveries', { connection: redis, prefix: system.prefix });
+  try {
+    // The notice sent before is queued again too, and its delivery ends without sending it.
+    await system.waitFor(async () => (await deliveries.getJobState(sent)) === 'completed', 'the notice sent before, queued again');
+  } finally {
+    await deliveries.close();
+  }
+  expect(texts(chat)).toEqual(['echo: hello notices', 'Notice sent before', 'Notice lost']);
 });
 
 it('digests a session whose idle digest job Redis lost', async () => {

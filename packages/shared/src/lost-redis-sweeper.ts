@@ -4,6 +4,7 @@ import { sessionIdleDigestJob } from './digests/session-digest-jobs';
 import { runToolJob } from './turns/dispatch';
 import { addChatDelivery, addOutboxJob, type ChatEvent } from './turns/outbox';
 import { TOOL_RUN_TIMEOUTS } from './turns/stuck-turn-sweeper';
+import { reminderNoticeJob } from './reminders/reminder-jobs';
 import type { ChannelAddress } from './jobs';
 
 /** Chat turns whose events (or sessions) are read per query; a recovery reads them all, page by page. */
@@ -29,6 +30,15 @@ const CHAT_TURNS = `SELECT id FROM turns
 /** The events some of them sent to their chat, in the same order. */
 const CHAT_EVENTS = 'SELECT id, origin, chat_events FROM turns WHERE id = ANY($1::uuid[]) ORDER BY lane_seq';
 
+/** Reminders whose last firing within DELIVERY_HOURS sent a notice (a skipped one sent none), oldest first. */
+const FIRED_REMINDERS = `SELECT id FROM reminders
+  WHERE last_fired_at > NOW() - make_interval(hours => ${DELIVERY_HOURS}) AND NOT last_fire_skipped
+  ORDER BY last_fired_at, id`;
+
+/** Their notices' payloads and firings, in the same order. */
+const NOTICES = `SELECT id, user_id, text, last_fired_at FROM reminders
+  WHERE id = ANY($1::uuid[]) AND last_fired_at IS NOT NULL ORDER BY last_fired_at, id`;
+
 /**
  * Sessions with messages their digest has not covered yet, by id, each with its latest turn (whose
  * idle digest job is the one a later message would have armed).
@@ -53,14 +63,15 @@ type LostRedisRuntime = Pick<Runtime, 'db' | 'queues' | 'redis' | 'config' | 'lo
 /**
  * What only Redis held and PostgreSQL can tell was owed: the stuck-turn sweeper queues again
  * what an unfinished turn waits for, but a finished chat turn's deliveries queued and not yet
- * sent, and a session's delayed idle digest, wait for nothing in PostgreSQL. A key set once Redis
- * is known to hold them (`data-kept`), found missing, says Redis came back empty (or is new):
- * every chat event of a recent turn is queued again under its delivery's own id, and its
+ * sent, a fired reminder's notice and a session's delayed idle digest wait for nothing in
+ * PostgreSQL. A key set once Redis is known to hold them (`data-kept`), found missing, says Redis
+ * came back empty (or is new): every chat event of a recent turn, and the notice of every
+ * reminder that fired as recently, is queued again under its delivery's own id, and its
  * `deliveries` rows keep every part already sent from going out again; every session with
  * messages not yet digested has its idle digest armed again (a digest moves the session's mark in
  * the transaction that writes it, so a second one finds nothing new). So a loss costs one pass
- * over recent chat turns and sessions; a healthy Redis one EXISTS per interval. A delivery the
- * provider refused for good is tried once more per loss, no more.
+ * over recent chat turns, fired reminders and sessions; a healthy Redis one EXISTS per interval.
+ * A delivery the provider refused for good is tried once more per loss, no more.
  */
 export function startLostRedisSweeper(runtime: LostRedisRuntime, intervalMs: number): () => void {
   return everyInterval(lostRedisSweep(runtime), intervalMs);
@@ -72,6 +83,7 @@ export function lostRedisSweep(runtime: LostRedisRuntime): () => Promise<void> {
   return singlePass(runtime.logger, 'lost redis sweep', async () => {
     if ((await runtime.redis.exists(kept)) === 1) return;
     await requeueChatDeliveries(runtime);
+    await requeueReminderNotices(runtime);
     await rearmIdleDigests(runtime);
     await requeueRunningTools(runtime);
     // Only once all is queued again: a recovery cut short (Redis gone again) is run again.
@@ -93,6 +105,22 @@ async function requeueChatDeliveries({ db, queues, logger }: LostRedisRuntime): 
     }
   }
   if (queued > 0) logger.warn({ queued }, 'Redis came back empty: chat deliveries of recent turns queued again');
+}
+
+/**
+ * Queues again the notice of each reminder's last firing (with its text now: an edit since it
+ * fired shows). A notice already sent skips its parts; one whose user has no chat is skipped again.
+ */
+async function requeueReminderNotices({ db, queues, logger }: LostRedisRuntime): Promise<void> {
+  const ids = (await db.query<{ id: string }>(FIRED_REMINDERS)).rows.map((row) => row.id);
+  for (let start = 0; start < ids.length; start += PAGE) {
+    const page = await db.query<{ id: string; user_id: string; text: string; last_fired_at: Date }>(NOTICES, [
+      ids.slice(start, start + PAGE),
+    ]);
+    // One after the other, in the order they fired.
+    for (const reminder of page.rows) await addOutboxJob(queues, reminderNoticeJob(reminder, reminder.last_fired_at));
+  }
+  if (ids.length > 0) logger.warn({ queued: ids.length }, 'Redis came back empty: notices of recent reminders queued again');
 }
 
 async function rearmIdleDigests({ db, queues, config }: LostRedisRuntime): Promise<void> {

@@ -22,6 +22,27 @@ export function reminderFireJob(reminderId: string, at: Date, now = Date.now()):
   );
 }
 
+/**
+ * The id of the delivery of a firing to the user's last-used channel. It names the firing by its
+ * `last_fired_at`, not by the time it was due, so it is the same whichever of the reminder's jobs
+ * queues it again: the retry of the job that fired, an old job that a move left beside the new one
+ * (a zone change just as the old time came) and that runs after the new one fired, or the
+ * lost-Redis sweep.
+ */
+export function reminderNoticeJobId(reminderId: string, firedAt: Date): string {
+  return jobId('notify', `${reminderId}.${firedAt.getTime()}`);
+}
+
+/** The delivery of a reminder's firing at `firedAt` (its `last_fired_at`) to its user's last-used channel. */
+export function reminderNoticeJob(reminder: { id: string; user_id: string; text: string }, firedAt: Date): OutboxJob {
+  return outboxJob(
+    'deliveries',
+    'notify',
+    { userId: reminder.user_id, text: reminder.text },
+    { jobId: reminderNoticeJobId(reminder.id, firedAt) },
+  );
+}
+
 export function reminderCancelJob(reminderId: string, at: Date): OutboxJob {
   return outboxJob('reminders', 'cancel', { reminderId, at: at.toISOString() });
 }

@@ -1,13 +1,12 @@
 import {
   addOutboxJob,
-  jobId,
   jobProcessor,
   MAIN_SESSION_KEY,
   nextOccurrence,
   reminderWallClock,
-  outboxJob,
   reminderFireJob,
   reminderFireJobId,
+  reminderNoticeJob,
   userTimeZone,
   withTransaction,
   type DbClient,
@@ -74,7 +73,7 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
     // A skipped firing had no delivery, whether or not the user has been enabled since.
     const firedAt =
       reminder.last_fired_at !== null && reminder.last_fired_at.getTime() >= at.getTime() && !reminder.last_fire_skipped
-        ? [notifyJob(reminder, reminder.last_fired_at)]
+        ? [reminderNoticeJob(reminder, reminder.last_fired_at)]
         : [];
     if (reminder.at.getTime() !== at.getTime()) {
       return reminder.fired ? firedAt : [...firedAt, reminderFireJob(reminder.id, reminder.at, now.getTime())];
@@ -92,7 +91,7 @@ export async function fireReminder(deps: ReminderDeps, reminderId: string, at: D
       [reminder.id, now, nextAt, skip],
     );
     // Also to the user's last-used channel, once.
-    const afterCommit: OutboxEntry[] = skip ? [] : [notifyJob(reminder, (fired.rows[0] as { last_fired_at: Date }).last_fired_at)];
+    const afterCommit: OutboxEntry[] = skip ? [] : [reminderNoticeJob(reminder, (fired.rows[0] as { last_fired_at: Date }).last_fired_at)];
     if (reminder.repeat) afterCommit.push(reminderFireJob(reminder.id, nextAt, now.getTime()));
     return afterCommit;
   });
@@ -109,21 +108,6 @@ async function nextTime(client: DbClient, reminder: DueReminder, repeat: Reminde
   return nextOccurrence(
     { repeat, anchor: reminderWallClock(reminder, zone), zone },
     new Date(Math.max(now.getTime(), reminder.at.getTime())),
-  );
-}
-
-/**
- * The delivery of a firing to the user's last-used channel. Its id names the firing by its
- * `last_fired_at`, not by the time it was due, so it is the same whichever of the reminder's jobs
- * queues it again: the retry of the job that fired, or an old job that a move left beside the new
- * one (a zone change just as the old time came) and that runs after the new one fired.
- */
-function notifyJob(reminder: DueReminder, lastFiredAt: Date): OutboxEntry {
-  return outboxJob(
-    'deliveries',
-    'notify',
-    { userId: reminder.user_id, text: reminder.text },
-    { jobId: jobId('notify', `${reminder.id}.${lastFiredAt.getTime()}`) },
   );
 }
 
