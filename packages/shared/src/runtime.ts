@@ -33,6 +33,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** How long /readyz waits for each of PostgreSQL and Redis. */
+const READY_WAIT_MS = 1_000;
+
 export function createRuntime(service: string, config: Config = loadConfigOrExit()): Runtime {
   const logger = createLogger(service, config.LOG_LEVEL);
   const db = createDb(config.DATABASE_URL, { application: service, max: config.DATABASE_POOL_SIZE });
@@ -75,11 +78,10 @@ export function createRuntime(service: string, config: Config = loadConfigOrExit
       MAX_MODEL_TOOLS - modelTools.length,
     ),
     checkReady: async () => {
+      // PostgreSQL's ping and migrations check share one deadline: both answer within 1 s (docs/api.md#health-and-metrics).
       const [postgres, redisPing] = await Promise.allSettled([
-        pingDb(db)
-          .catch(noDatabaseYet(config.DATABASE_URL))
-          .then(() => withTimeout(migrated(), 1_000, 'PostgreSQL did not answer')),
-        pingRedis(redis),
+        withTimeout(pingDb(db).catch(noDatabaseYet(config.DATABASE_URL)).then(migrated), READY_WAIT_MS, 'PostgreSQL did not answer'),
+        pingRedis(redis, READY_WAIT_MS),
       ]);
       const problem = (result: PromiseSettledResult<void>, name: string) =>
         result.status === 'fulfilled'
