@@ -117,6 +117,20 @@ describe('the approvals list in pages', () => {
     expect((await user.get('/v1/approvals?limit=0')).status).toBe(400);
     expect((await user.get('/v1/approvals?after=yesterday')).status).toBe(400);
   });
+
+  it("answers 400 for a cursor that names no approval of the user's, another user's included", async () => {
+    const user = await api.createUser(system.adminToken);
+    await user.send('Theirs');
+    const [theirs] = await pendingApprovals(user, 1);
+    const other = await api.createUser(system.adminToken);
+    for (const after of [theirs?.id, A_UUID]) {
+      const res = await other.get(`/v1/approvals?after=${after}`);
+      expect([res.status, res.body.error]).toEqual([
+        400,
+        expect.objectContaining({ code: 'validation_failed', details: [expect.objectContaining({ path: ['after'] })] }),
+      ]);
+    }
+  });
 });
 
 describe('changing autonomous_mode while a turn waits', () => {

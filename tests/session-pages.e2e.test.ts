@@ -51,6 +51,38 @@ describe('session pages', () => {
     expect((await user.get('/v1/sessions?before=yesterday')).status).toBe(400);
   });
 
+  it("answers 400 for a cursor that names no session or message of the user's, and pages on past a reset one", async () => {
+    const user = await api.createUser(system.adminToken, { name: 'Paging while resetting' });
+    await db.query(
+      `WITH s AS (INSERT INTO sessions (user_id, session_key) SELECT $1, 'agent:main:api:direct:peer' || n FROM generate_series(1, 3) AS n RETURNING id)
+       INSERT INTO messages (session_id, role, content) SELECT s.id, 'user', 'message ' || n FROM s, generate_series(1, 3) AS n`,
+      [user.userId],
+    );
+    const first = await user.get<{ session_key: string }[]>('/v1/sessions?limit=1');
+    const key = first.body[0]?.session_key;
+    const messages = `/v1/sessions/${key}/messages`;
+    const [sessionCursor, messageCursor] = [first, await user.get(`${messages}?limit=1`)].map(
+      (page) => /before=([^&>]+)/.exec(page.headers.get('link') ?? '')?.[1],
+    );
+
+    const other = await api.createUser(system.adminToken, { name: 'Someone else' });
+    for (const path of [`/v1/sessions?before=${sessionCursor}`, `/v1/sessions/agent:main:main/messages?before=${messageCursor}`]) {
+      const res = await other.get(path);
+      expect([res.status, res.body.error]).toEqual([
+        400,
+        expect.objectContaining({ code: 'validation_failed', details: [expect.objectContaining({ path: ['before'] })] }),
+      ]);
+    }
+    expect((await user.get(`/v1/sessions/agent:main:api:direct:peer9/messages?before=${messageCursor}`)).status).toBe(400);
+
+    // The session the cursors came from is reset: the sessions page on past it, its messages end.
+    expect((await user.post(`/v1/sessions/${key}/reset`)).status).toBe(202);
+    const rest = await allPages<{ session_key: string }>(user, `/v1/sessions?limit=1&before=${sessionCursor}`);
+    expect(rest.flat()).toHaveLength(2);
+    const older = await user.get(`${messages}?before=${messageCursor}`);
+    expect([older.status, older.body, older.headers.get('link')]).toEqual([200, [], null]);
+  });
+
   it("gives a session's newest messages first page, oldest first, and the older ones behind its Link", async () => {
     const user = await api.createUser(system.adminToken, { name: 'Many messages' });
     await db.query(

@@ -1,4 +1,5 @@
 import { eventArguments, type Queryable } from '@assistant/shared';
+import { invalidInput } from '../http/errors';
 import type { Page } from '../http/pages';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
@@ -20,6 +21,10 @@ export interface ApprovalsPageQuery {
  * stays for clients written before it.
  */
 export async function approvalsPage(db: Queryable, userId: string, query: ApprovalsPageQuery): Promise<Page<object>> {
+  // Approvals are deleted only with their user: a cursor naming none of theirs came from no page of theirs.
+  if (query.after && (await db.query('SELECT 1 FROM approvals WHERE id = $1 AND user_id = $2', [query.after, userId])).rowCount === 0) {
+    throw invalidInput(['after'], 'after names no approval of yours: use the Link header of the page before');
+  }
   const found = await db.query<{ id: string; arguments: Record<string, unknown> | null }>(
     `SELECT a.id, a.id AS approval_id, a.turn_id, k.ref AS task_id, k.tool_name, k.description, k.arguments,
             shown.status, t.session_key, a.created_at, a.expires_at, shown.decided_at

@@ -15,6 +15,10 @@ export class HttpError extends Error {
   }
 }
 
+/** The 400 of a validation failure (docs/api.md#errors) for one part of the request, as a zod-like issue. */
+export const invalidInput = (path: (string | number)[], message: string) =>
+  new HttpError(400, 'validation_failed', `the request is not valid: ${message}`, [{ code: 'custom', path, message }]);
+
 export const notFound = (what = 'resource') => new HttpError(404, 'not_found', `${what} not found`);
 
 /** 401, with the challenge that says how to authenticate (RFC 6750: a bearer token). */

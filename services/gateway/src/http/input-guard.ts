@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from './errors';
+import { invalidInput } from './errors';
 
 /** docs/api.md#errors: JSON nested deeper than this is refused; no request of ours needs a tenth of it. */
 export const MAX_JSON_DEPTH = 64;
@@ -41,13 +41,6 @@ export function findUnstorable(value: unknown, { allowNul = false } = {}): Probl
   return undefined;
 }
 
-/** The usual 400 body (docs/api.md#errors), with the problem as a zod-like issue. */
-export function unstorableError(problem: Problem): HttpError {
-  return new HttpError(400, 'validation_failed', `the request is not valid: ${problem.message}`, [
-    { code: 'custom', path: problem.path, message: problem.message },
-  ]);
-}
-
 /**
  * For every route after the JSON parser: a NUL anywhere in the body, the path or the query, or
  * absurd nesting, answers 400 here, once, instead of a 500 from PostgreSQL or a stack overflow
@@ -55,10 +48,10 @@ export function unstorableError(problem: Problem): HttpError {
  */
 export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   if (/%00/.test(req.originalUrl)) {
-    throw unstorableError({ path: [], message: 'the URL must not contain a NUL character' });
+    throw invalidInput([], 'the URL must not contain a NUL character');
   }
   const problem = findUnstorable(req.body);
-  if (problem) throw unstorableError(problem);
+  if (problem) throw invalidInput(problem.path, problem.message);
   next();
 };
 
@@ -93,7 +86,7 @@ export function cleanedPosition(text: string): (position: number) => number {
  */
 export function cleanWebhookBody(value: unknown): unknown {
   const problem = findUnstorable(value, { allowNul: true });
-  if (problem) throw unstorableError(problem);
+  if (problem) throw invalidInput(problem.path, problem.message);
   return clean(value);
 }
 

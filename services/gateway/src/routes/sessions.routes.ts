@@ -8,7 +8,7 @@ import { DEFAULT_PAGE_LIMIT, nextPageLink } from '../http/pages';
 import { defineRoutes } from '../openapi/api-route';
 import * as shape from '../openapi/api-schemas';
 import { resetSession } from '../sessions/reset-session';
-import { messagesPage, messagesPageQuery, sessionsPage, sessionsPageQuery } from '../sessions/session-pages';
+import { checkMessagesCursor, messagesPage, messagesPageQuery, sessionsPage, sessionsPageQuery } from '../sessions/session-pages';
 
 const sessionKey = { key: sessionKeySchema };
 
@@ -62,6 +62,7 @@ export function sessionRoutes(runtime: Runtime): Router {
      * user has a main session: before their first message it is there, and empty.
      */
     listMessages: async (req, res, { params, query }) => {
+      if (query.before) await checkMessagesCursor(db, userOf(req), params.key, query.before);
       const session = await db.query<{ id: string }>(
         'SELECT id FROM sessions WHERE user_id = $1 AND session_key = $2 AND archived_at IS NULL',
         [userOf(req), params.key],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Queryable } from '@assistant/shared';
+import { invalidInput } from '../http/errors';
 import { pageLimit, type Page } from '../http/pages';
 
 export const sessionsPageQuery = z.object({
@@ -27,6 +28,10 @@ export const messagesPageQuery = z.object({
  */
 export async function sessionsPage(db: Queryable, userId: string, limit: number, before?: string): Promise<Page<object>> {
   const [micros, id] = before ? before.split('_') : [null, null];
+  // Sessions are deleted only with their user; one reset since (archived) still holds the cursor's place.
+  if (id && (await db.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [id, userId])).rowCount === 0) {
+    throw invalidInput(['before'], 'before names no session of yours: use the Link header of the page before');
+  }
   const found = await db.query<{ cursor: string }>(
     `SELECT s.session_key, s.created_at, s.last_activity_at,
             (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count,
@@ -39,6 +44,19 @@ export async function sessionsPage(db: Queryable, userId: string, limit: number,
   const rows = found.rows.slice(0, limit);
   const next = found.rows.length > limit ? rows.at(-1)?.cursor : undefined;
   return { rows: rows.map(({ cursor: _cursor, ...session }) => session), ...(next ? { next } : {}) };
+}
+
+/**
+ * 400 unless `before` is a message of the user's session under `key`. One reset since (archived)
+ * counts: its messages are no longer listed, so the pages after it end there.
+ */
+export async function checkMessagesCursor(db: Queryable, userId: string, key: string, before: string): Promise<void> {
+  const found = await db.query(
+    'SELECT 1 FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = $1 AND s.user_id = $2 AND s.session_key = $3',
+    [before, userId, key],
+  );
+  if (found.rowCount === 0)
+    throw invalidInput(['before'], 'before names no message of this session: use the Link header of the page before');
 }
 
 /**
