@@ -4,6 +4,7 @@ import { requestErasure, type Runtime } from '@assistant/shared';
 import { apiRouter } from '../http/api-router';
 import { requireAdmin } from '../http/auth';
 import { notFound, notFoundRoute } from '../http/errors';
+import { DEFAULT_PAGE_LIMIT, nextPageLink, pageLimit, pageOf, timeIdCursor, timeIdPage } from '../http/pages';
 import { uuidParam } from '../http/validate';
 import { defineRoutes, failure } from '../openapi/api-route';
 import { adminUserResponse, erasureResponse } from '../openapi/operator-schemas';
@@ -21,6 +22,11 @@ export const patchAdminUserBody = z.strictObject({
     .meta({ description: 'model tokens per UTC day; null = DAILY_TOKEN_BUDGET, 0 = no limit' }),
 });
 
+export const listAdminUsersQuery = z.object({
+  limit: pageLimit,
+  after: timeIdCursor.optional().meta({ description: "the cursor of the next page, from the previous page's Link header" }),
+});
+
 const userId = { id: uuidParam };
 const adminDisabled = failure('ADMIN_TOKEN is not set');
 
@@ -31,7 +37,11 @@ export const adminApi = defineRoutes({
     tag: 'admin',
     summary: 'Every user (oldest first)',
     auth: 'admin',
-    responses: { 200: { description: 'the users', schema: z.array(adminUserResponse) }, 503: adminDisabled },
+    query: listAdminUsersQuery,
+    responses: {
+      200: { description: 'the users; a Link header names the next page', schema: z.array(adminUserResponse) },
+      503: adminDisabled,
+    },
   },
   patchUser: {
     method: 'patch',
@@ -59,7 +69,8 @@ export const adminApi = defineRoutes({
 });
 
 // Users being erased are gone as far as anyone can tell.
-const ADMIN_USER = `SELECT id, display_name, created_at, disabled_at IS NOT NULL AS disabled, daily_token_budget FROM users`;
+const ADMIN_USER_COLUMNS = 'SELECT id, display_name, created_at, disabled_at IS NOT NULL AS disabled, daily_token_budget';
+const ADMIN_USER = `${ADMIN_USER_COLUMNS} FROM users`;
 
 /** The operator's view of users (admin token): list, disable, budget, erase. */
 export function adminRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
@@ -68,8 +79,18 @@ export function adminRoutes(runtime: Runtime, keyOwners: ApiKeyOwners): Router {
   router.use('/v1/admin', requireAdmin(runtime.config.ADMIN_TOKEN));
   router.use(
     apiRouter(adminApi, {
-      listUsers: async (_req, res) => {
-        res.json((await db.query(`${ADMIN_USER} WHERE erasing_at IS NULL ORDER BY created_at, id`)).rows);
+      // The cursor holds its own place: a user erased meanwhile does not end the pages.
+      listUsers: async (_req, res, { query }) => {
+        const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+        const order = timeIdPage({ time: 'created_at', id: 'id', past: '>' }, query.after, 1);
+        const found = await db.query<{ cursor: string }>(
+          `${ADMIN_USER_COLUMNS}, ${order.cursorSql} AS cursor FROM users WHERE erasing_at IS NULL AND ${order.pastSql}
+           ORDER BY created_at, id LIMIT $3`,
+          [...order.params, limit + 1],
+        );
+        const page = pageOf(found.rows, limit);
+        if (page.next) res.set('Link', nextPageLink('/v1/admin/users', { limit: query.limit, after: page.next }));
+        res.json(page.rows);
       },
 
       patchUser: async (_req, res, { params, body }) => {

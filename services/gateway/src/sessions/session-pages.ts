@@ -1,15 +1,11 @@
 import { z } from 'zod';
 import type { Queryable } from '@assistant/shared';
 import { invalidInput } from '../http/errors';
-import { pageLimit, type Page } from '../http/pages';
+import { pageLimit, pageOf, timeIdCursor, timeIdPage, type Page } from '../http/pages';
 
 export const sessionsPageQuery = z.object({
   limit: pageLimit,
-  before: z
-    .string()
-    .regex(/^[0-9]{1,20}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a cursor from a Link header')
-    .optional()
-    .meta({ description: "the cursor of the next page, from the previous page's Link header" }),
+  before: timeIdCursor.optional().meta({ description: "the cursor of the next page, from the previous page's Link header" }),
 });
 
 export const messagesPageQuery = z.object({
@@ -27,7 +23,8 @@ export const messagesPageQuery = z.object({
  * active again while a client pages moves to the top, past the pages it already read.
  */
 export async function sessionsPage(db: Queryable, userId: string, limit: number, before?: string): Promise<Page<object>> {
-  const [micros, id] = before ? before.split('_') : [null, null];
+  const page = timeIdPage({ time: 's.last_activity_at', id: 's.id', past: '<' }, before, 2);
+  const [, id] = page.params;
   // Sessions are deleted only with their user; one reset since (archived) still holds the cursor's place.
   if (id && (await db.query('SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2', [id, userId])).rowCount === 0) {
     throw invalidInput(['before'], 'before names no session of yours: use the Link header of the page before');
@@ -35,15 +32,13 @@ export async function sessionsPage(db: Queryable, userId: string, limit: number,
   const found = await db.query<{ cursor: string }>(
     `SELECT s.session_key, s.created_at, s.last_activity_at,
             (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.role IN ('user', 'assistant') AND m.content <> '') AS message_count,
-            (EXTRACT(EPOCH FROM s.last_activity_at) * 1000000)::bigint::text || '_' || s.id AS cursor
+            ${page.cursorSql} AS cursor
      FROM sessions s WHERE s.user_id = $1 AND s.archived_at IS NULL
-       AND ($2::bigint IS NULL OR (s.last_activity_at, s.id) < (TIMESTAMPTZ 'epoch' + $2::bigint * INTERVAL '1 microsecond', $3::uuid))
+       AND ${page.pastSql}
      ORDER BY s.last_activity_at DESC, s.id DESC LIMIT $4`,
-    [userId, micros, id, limit + 1],
+    [userId, ...page.params, limit + 1],
   );
-  const rows = found.rows.slice(0, limit);
-  const next = found.rows.length > limit ? rows.at(-1)?.cursor : undefined;
-  return { rows: rows.map(({ cursor: _cursor, ...session }) => session), ...(next ? { next } : {}) };
+  return pageOf(found.rows, limit);
 }
 
 /**
