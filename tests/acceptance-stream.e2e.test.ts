@@ -43,6 +43,7 @@ beforeAll(async () => {
       return afterTools(body) ? held.hold(text) : { toolCalls: [{ name: 'list_habits', arguments: {} }] };
     }
     if (text.startsWith('same ')) return { toolCalls: [{ name: 'list_habits', arguments: {} }] };
+    if (text.startsWith('again ')) return { content: 'Checking once more.', toolCalls: [{ name: 'list_habits', arguments: {} }] };
     return { content: `echo: ${text}` };
   };
   db = testDb();
@@ -444,6 +445,17 @@ describe('answers written by the system', () => {
     expect(streamedText(events)).toBe(message);
     expect(types(events).slice(-3)).toEqual(['token', 'message', 'done']);
     expect(events.at(-1)?.data.status).toBe('limit_reached');
+  });
+
+  it('three identical calls with text beside them: tokens, message and history all hold the text and the explanation', async () => {
+    const user = await api.createUser(system.adminToken, { preferences: { autonomous_mode: true } });
+    const { events } = await user.converse('again please');
+    const message = String(events.find((event) => event.event === 'message')?.data.content);
+    expect(message).toMatch(/^Checking once more\.\n\nI stopped: .*list_habits/s);
+    // The two steps before streamed their text too: the answer is what the last one streamed.
+    expect(streamedText(events)).toBe(`Checking once more.Checking once more.${message}`);
+    const stored = (await user.get('/v1/sessions/agent:main:main/messages')).body as { role: string; content: string }[];
+    expect(stored.filter((row) => row.role === 'assistant').at(-1)?.content).toBe(message);
   });
 
   it('continue false: the reply streams as tokens, then message and done completed', async () => {

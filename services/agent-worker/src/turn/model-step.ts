@@ -139,10 +139,11 @@ export async function runModelStep(deps: ModelStepDeps, state: TurnState, claim:
       const explanation =
         `I stopped: I was about to call ${repeated} with the same arguments ${LOOP_LENGTH} times in a row, ` +
         'which means something is not working as expected. Tell me how you would like to proceed.';
-      // Streamed like an answer of the model's own, after any text it wrote beside the calls, so
-      // a client that shows the tokens shows why the turn stopped.
-      tokens.push(response.content.trim() === '' ? explanation : `\n\n${explanation}`);
-      return answer(deps.machine, state, claim, explanation, 'limit_reached', {
+      // The answer is the text the model wrote beside the calls (already streamed), then why the
+      // turn stopped, streamed after it: the tokens, the message and the history hold the same.
+      const ending = response.content.trim() === '' ? explanation : `\n\n${explanation}`;
+      tokens.push(ending);
+      return answer(deps.machine, state, claim, `${screenContent(response.content)}${ending}`, 'limit_reached', {
         countIteration: true,
         usage: response.usage,
         earlierEvents,
