@@ -61,6 +61,7 @@ beforeAll(async () => {
     'uuid call ids': (body) =>
       afterTools(body) ? { content: 'Listed.' } : { toolCalls: [{ name: 'list_habits', arguments: {}, id: `call_${randomUUID()}` }] },
     'nul answer': () => ({ content: 'hello\u0000 world' }),
+    'huge answer': () => ({ content: 'q'.repeat(100_010), chunkSize: 10_000 }),
     'blank answer': (body) => (afterTools(body) ? { content: ' ' } : { toolCalls: [{ name: 'get_folder_contents', arguments: {} }] }),
     // Usage is the endpoint's word too: counts out of the columns' range, fractions, negatives.
     'odd usage': () => ({
@@ -203,11 +204,26 @@ describe('model output is untrusted', () => {
     for (const request of later) expect(request.raw).not.toMatch(UUID);
   });
 
-  it('stores an answer holding a NUL character without it', async () => {
+  const streamedText = (events: { event: string; data: Record<string, unknown> }[]) =>
+    events
+      .filter((e) => e.event === 'token')
+      .map((e) => e.data.delta)
+      .join('');
+
+  it('stores and streams an answer holding a NUL character without it', async () => {
     const user = await autonomousUser();
     const { events } = await user.converse('nul answer');
     expect(events.at(-1)?.data).toMatchObject({ type: 'done', status: 'completed' });
     expect(events.find((e) => e.event === 'message')?.data.content).toBe('hello world');
+    expect(streamedText(events)).toBe('hello world');
+  });
+
+  it('streams an answer cut past 100,000 characters as it is stored, with the note of the cut', async () => {
+    const user = await autonomousUser();
+    const { events } = await user.converse('huge answer');
+    const message = String(events.find((e) => e.event === 'message')?.data.content);
+    expect(message).toMatch(/^q{100000}\n\n\[… the rest of this answer was cut/);
+    expect(streamedText(events)).toBe(message);
   });
 
   it('answers in its own words when the model answers nothing, so a chat user is not left with silence', async () => {

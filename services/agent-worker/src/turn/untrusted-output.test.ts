@@ -96,13 +96,14 @@ describe('untrusted model output', () => {
     expect(long).toMatch(/was cut/);
   });
 
-  it('streams no more of an answer than may be stored', async () => {
+  it('streams what is stored of an answer: no NUL, and past the limit the note of the cut once', async () => {
     const sent: string[] = [];
     const onToken = boundedTokens(async (delta) => {
       sent.push(delta);
     });
-    for (let i = 0; i < 5; i++) await onToken('z'.repeat(OUTPUT_LIMITS.contentChars / 2 + 1));
-    expect(sent.join('').length).toBe(OUTPUT_LIMITS.contentChars);
-    expect(sent).toHaveLength(2);
+    const deltas = ['a\u0000b', ...Array.from({ length: 5 }, () => 'z'.repeat(OUTPUT_LIMITS.contentChars / 2))];
+    for (const delta of deltas) await onToken(delta);
+    expect(sent.join('')).toBe(screenContent(deltas.join('')));
+    expect(sent).toHaveLength(3);
   });
 });

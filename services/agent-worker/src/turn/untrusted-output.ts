@@ -105,21 +105,29 @@ export function parseUntrustedArguments(text: string): { args: Record<string, un
   return { args: value as Record<string, unknown> };
 }
 
+const CUT_NOTE = `\n\n[… the rest of this answer was cut: it was over ${OUTPUT_LIMITS.contentChars} characters]`;
+
 /** The answer text as it may be stored: no NUL (PostgreSQL refuses it), well-formed, bounded. */
 export function screenContent(text: string): string {
   const clean = text.replaceAll('\u0000', '');
   if (clean.length <= OUTPUT_LIMITS.contentChars) return clean.toWellFormed();
-  return `${clean.slice(0, OUTPUT_LIMITS.contentChars).toWellFormed()}\n\n[… the rest of this answer was cut: it was over ${OUTPUT_LIMITS.contentChars} characters]`;
+  return `${clean.slice(0, OUTPUT_LIMITS.contentChars).toWellFormed()}${CUT_NOTE}`;
 }
 
-/** Streams at most the characters an answer may keep (OUTPUT_LIMITS.contentChars), then stays quiet. */
+/**
+ * Streams what screenContent keeps of an answer, so the deltas add up to the stored text: no NUL,
+ * at most OUTPUT_LIMITS.contentChars characters, then the note of the cut once, and nothing more.
+ */
 export function boundedTokens(emit: (delta: string) => Promise<void>): (delta: string) => Promise<void> {
   let left = OUTPUT_LIMITS.contentChars;
+  let cut = false;
   return async (delta) => {
-    if (left <= 0) return;
-    const part = delta.slice(0, left);
+    if (cut) return;
+    const clean = delta.replaceAll('\u0000', '');
+    const part = clean.slice(0, left);
     left -= part.length;
-    await emit(part);
+    cut = part.length < clean.length;
+    await emit(cut ? `${part}${CUT_NOTE}` : part);
   };
 }
 
