@@ -18,9 +18,10 @@ const DELIVERY_HOURS = 24;
 
 /**
  * SQL: whether a turn (of `turns`) is unfinished or ended within DELIVERY_HOURS, so that a Redis
- * come back empty queues its chat events again; their `deliveries` rows are kept while it is.
+ * come back empty queues its chat events again; their `deliveries` rows are kept longer than that
+ * (agent worker's erasure/retention.ts), as such a delivery may wait in its queue past it.
  */
-export const CHAT_EVENTS_REQUEUED = `(finished_at IS NULL OR finished_at > NOW() - make_interval(hours => ${DELIVERY_HOURS}))`;
+const CHAT_EVENTS_REQUEUED = `(finished_at IS NULL OR finished_at > NOW() - make_interval(hours => ${DELIVERY_HOURS}))`;
 
 /** Chat turns unfinished or ended within DELIVERY_HOURS that sent events to their chat, oldest first. */
 const CHAT_TURNS = `SELECT id FROM turns

@@ -60,10 +60,17 @@ async function sent(daysAgo: number, turnId: string | null = null): Promise<stri
 
 describe('pruneDeliveries', () => {
   it('deletes parts sent past the retention, and keeps those a status webhook or a Redis come back empty may still need', async () => {
-    const old = [await sent(DELIVERY_RETENTION_DAYS + 1), await sent(30, await chatTurn(48))];
+    const old = [await sent(DELIVERY_RETENTION_DAYS + 1), await sent(30, await chatTurn(24 * DELIVERY_RETENTION_DAYS + 1))];
     // Meta redelivers a status webhook for up to 7 days; an unfinished turn's events, or those of
-    // one ended within a day, are queued again when Redis comes back empty, however long ago sent.
-    const recent = [await sent(7), await sent(0), await sent(30, await chatTurn(null)), await sent(30, await chatTurn(2))];
+    // one ended within a day, are queued again when Redis comes back empty, however long ago sent,
+    // and such a delivery may still wait in its queue a day later (no gateway running meanwhile).
+    const recent = [
+      await sent(7),
+      await sent(0),
+      await sent(30, await chatTurn(null)),
+      await sent(30, await chatTurn(2)),
+      await sent(30, await chatTurn(25)),
+    ];
 
     await pruneDeliveries(db);
     const left = await db.query<{ delivery_key: string }>('SELECT delivery_key FROM deliveries WHERE delivery_key = ANY($1)', [

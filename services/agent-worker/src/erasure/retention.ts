@@ -1,4 +1,4 @@
-import { CHAT_EVENTS_REQUEUED, type Queryable } from '@assistant/shared';
+import type { Queryable } from '@assistant/shared';
 
 /**
  * How long an inbound channel message's record is kept (docs/channels.md#webhooks): longer than a
@@ -13,8 +13,10 @@ export const CHANNEL_MESSAGE_RETENTION_DAYS = 8;
  * How long the record of a message part sent is kept (docs/channels.md#delivery): longer than Meta
  * redelivers a status webhook naming it (up to 7 days), which finds a notice refused outside the
  * window by it, and than a retried delivery runs (about 15 hours at most). A part of a turn's event
- * is kept longer while a Redis come back empty would queue that event again (its turn unfinished,
- * or ended within a day), so it is not sent twice. Past that it serves nothing, and names a chat.
+ * is kept until its turn has ended as long ago: a Redis come back empty queues again the events of
+ * a turn unfinished or ended within a day (lost-redis-sweeper.ts), and such a delivery may wait in
+ * its queue past that day (no gateway running, a busy chat's line) before it reads which parts went
+ * out, so it must still find them, or it sends them twice. Past that it serves nothing, and names a chat.
  */
 export const DELIVERY_RETENTION_DAYS = 8;
 
@@ -46,14 +48,15 @@ export function pruneChannelMessages(db: Queryable): Promise<number> {
   );
 }
 
-/** Deletes the records of message parts sent more than the retention ago, but those of a turn still to be queued again; answers how many. */
+/** Deletes the records of message parts sent, and of their turn's end (if any), more than the retention ago; answers how many. */
 export function pruneDeliveries(db: Queryable): Promise<number> {
   return deleteInBatches(
     db,
     `DELETE FROM deliveries WHERE (delivery_key, part) IN (
        SELECT d.delivery_key, d.part FROM deliveries d
        WHERE d.sent_at < NOW() - make_interval(days => $2)
-         AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = d.turn_id AND ${CHAT_EVENTS_REQUEUED})
+         AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.id = d.turn_id
+           AND (t.finished_at IS NULL OR t.finished_at > NOW() - make_interval(days => $2)))
        LIMIT $1)`,
     [DELIVERY_RETENTION_DAYS],
   );
