@@ -5,7 +5,7 @@ import { runToolJob } from './turns/dispatch';
 import { addChatDelivery, addOutboxJob, type ChatEvent } from './turns/outbox';
 import { TOOL_RUN_TIMEOUTS } from './turns/stuck-turn-sweeper';
 import { reminderNoticeJob } from './reminders/reminder-jobs';
-import type { ChannelAddress } from './jobs';
+import { InvalidJobError, type ChannelAddress } from './jobs';
 
 /** Chat turns whose events (or sessions) are read per query; a recovery reads them all, page by page. */
 const PAGE = 1_000;
@@ -100,9 +100,17 @@ async function requeueChatDeliveries({ db, queues, logger }: LostRedisRuntime): 
       ids.slice(start, start + PAGE),
     ]);
     for (const turn of page.rows) {
-      // One after the other, in the order they were first queued.
-      for (const entry of turn.chat_events) await addChatDelivery(queues, turn.id, turn.origin, entry);
-      queued += turn.chat_events.length;
+      // One after the other, in the order they were first queued. One that no longer reads as a
+      // delivery (kept under an older schema) is left out: it must not hold up the recovery.
+      for (const entry of turn.chat_events) {
+        try {
+          await addChatDelivery(queues, turn.id, turn.origin, entry);
+          queued += 1;
+        } catch (error) {
+          if (!(error instanceof InvalidJobError)) throw error;
+          logger.warn({ err: error, turnId: turn.id }, 'a chat event kept with its turn is no delivery: not queued again');
+        }
+      }
     }
   }
   if (queued > 0) logger.warn({ queued }, 'Redis came back empty: chat deliveries of recent turns queued again');
