@@ -114,10 +114,11 @@ function outboxWithout(keys: string): string {
  * from there (lost-redis-sweeper.ts).
  */
 function chatEventsWith(keys: string): string {
-  return `CASE WHEN origin IS NULL OR cardinality(${keys}::text[]) = 0 THEN chat_events ELSE chat_events || COALESCE(
-      (SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
+  // Left as it is (the same stored value) when none of them went to the chat: jsonb_agg of no row is NULL.
+  return `CASE WHEN origin IS NULL OR cardinality(${keys}::text[]) = 0 THEN chat_events ELSE COALESCE(chat_events || (
+      SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(outbox) WITH ORDINALITY AS t(e, ord)
        WHERE e->>'key' = ANY(${keys}::text[]) AND e->'event'->>'type' IN (${CHANNEL_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})),
-      '[]'::jsonb) END`;
+      chat_events) END`;
 }
 
 /**
